@@ -1,0 +1,120 @@
+"""`tutor ...`: argument parsing only; every subcommand is imported when it runs.
+
+Nothing here imports textual, numpy or torch, so `tutor --help` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SCHEMES = ("codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
+NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
+
+# subcommand -> module in tutor.commands that has `run(args) -> int`
+_HANDLERS = {
+    None: "app",
+    "lesson": "app",
+    "check": "check",
+    "tokenize": "inspect",
+    "neighbours": "inspect",
+    "similarity": "inspect",
+    "facts": "inspect",
+    "train": "train",
+    "assets": "assets",
+    "serve": "serve",
+}
+
+
+def _add_globals(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        type=Path,
+        metavar="DIR",
+        help="model directory (tokenizer.json + model.safetensors + config.json); "
+        "default: the shipped project model",
+    )
+    parser.add_argument(
+        "--content", type=Path, metavar="DIR", help="lessons folder (default: the shipped one)"
+    )
+    parser.add_argument("--lang", choices=("zh", "en"), help="interface language (default: zh)")
+    parser.add_argument("--learner", metavar="NAME", help="learner id (default: the OS user)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tutor",
+        description="The embedding tutor: why a token ID cannot be computed with directly, "
+        "and what the embedding table does instead. With no command, opens the lessons.",
+    )
+    _add_globals(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    lesson = sub.add_parser("lesson", help="open a lesson, optionally at a page")
+    lesson.add_argument("lesson_id", metavar="LESSON")
+    lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
+
+    check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
+    check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+
+    tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
+    tok.add_argument("text", metavar="TEXT")
+    tok.add_argument("--scheme", choices=SCHEMES, default="byte-bpe-zh")
+    tok.add_argument("--json", action="store_true")
+
+    nb = sub.add_parser("neighbours", help="nearest tokens under one scheme")
+    nb.add_argument("token", metavar="TOKEN")
+    nb.add_argument("--scheme", choices=NEIGHBOUR_SCHEMES, default="after")
+    nb.add_argument("--k", type=int, default=5)
+    nb.add_argument("--json", action="store_true")
+
+    sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
+    sim.add_argument("tokens", nargs="+", metavar="TOKEN")
+    sim.add_argument("--stage", choices=("before", "after"), default="after")
+    sim.add_argument("--json", action="store_true")
+
+    facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
+    facts.add_argument("--key", metavar="K")
+    facts.add_argument("--json", action="store_true")
+
+    train = sub.add_parser("train", help="train a tiny language model (needs the train extra)")
+    train.add_argument("--corpus", type=Path, metavar="FILE", help="any UTF-8 text file")
+    train.add_argument("--d", type=int, default=64, metavar="N", help="embedding width")
+    train.add_argument("--steps", type=int, default=1500, metavar="N")
+    train.add_argument("--seed", type=int, default=0, metavar="N")
+    train.add_argument("--out", type=Path, default=Path("runs/model"), metavar="DIR")
+
+    assets = sub.add_parser("assets", help="rebuild or verify the shipped assets")
+    assets.add_argument("action", choices=("build", "verify"))
+    assets.add_argument("--out", type=Path, metavar="DIR", help="default: the assets folder")
+
+    serve = sub.add_parser("serve", help="serve the tutor over SSH")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=2222)
+    serve.add_argument("--authorized-keys", type=Path, metavar="FILE")
+    serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
+    serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
+    serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
+    serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
+    serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
+    serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")
+    serve.add_argument("--rate", type=float, default=1.0, metavar="PER_SECOND",
+                       help="new connections per second per IP (token bucket)")
+    serve.add_argument("--burst", type=int, default=10, metavar="N")
+    serve.add_argument("--data-dir", type=Path, metavar="DIR")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(f"tutor.commands.{_HANDLERS[args.command]}")
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,1 @@
+"""One module per group of subcommands, each with `run(args) -> int`, imported lazily."""

@@ -1,0 +1,1 @@
+"""Lesson files -> validated pydantic models, and `tutor check`. Never imports textual."""

@@ -1,0 +1,43 @@
+"""Where the shipped lesson content and assets live.
+
+A wheel carries them under `tutor/_data/` (hatch force-include); an editable checkout
+keeps them at the repository root. Both are found the same way, so `pip install .` and
+`pip install -e .` give the same tutor.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _shipped(name: str) -> Path:
+    packaged = Path(str(resources.files("tutor") / "_data" / name))
+    if packaged.is_dir():
+        return packaged
+    return _REPO_ROOT / name
+
+
+def assets_dir() -> Path:
+    """The shipped assets: corpus, tokenizers, the project model, facts."""
+    return _shipped("assets")
+
+
+def content_dir() -> Path:
+    """The shipped lessons (content/<lesson-id>/...)."""
+    return _shipped("content")
+
+
+def tokenizers_dir() -> Path:
+    return assets_dir() / "tokenizers"
+
+
+def corpus_dir() -> Path:
+    return assets_dir() / "corpus"
+
+
+def default_model_dir() -> Path:
+    """The project model: the byte-bpe-zh tokenizer with its trained table."""
+    return assets_dir() / "models" / "project"

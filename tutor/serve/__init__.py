@@ -1,0 +1,1 @@
+"""`tutor serve`: one PTY and one child tutor process per SSH session."""

@@ -1,0 +1,1 @@
+"""Textual app: screens, widgets and the progress store binding."""
