@@ -1,0 +1,155 @@
+"""`tutor tokenize | neighbours | similarity | facts`: the core's answers on the command line.
+
+Authors and the acceptance checks read these (`--json` for scripts); a request the core
+cannot answer is one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from collections.abc import Sequence
+
+EXIT_USAGE = 2
+
+
+def _width(text: str) -> int:
+    """Terminal columns of `text`: CJK and fullwidth characters take two."""
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
+    )
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(_width(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    lines = [
+        "  ".join(_pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *rows)
+    ]
+    return "\n".join(lines)
+
+
+def _show(piece: str) -> str:
+    """A piece quoted so that spaces and control characters are visible."""
+    return repr(piece)
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _tokenize(args: argparse.Namespace) -> int:
+    from tutor.core.tokenize import get_scheme
+
+    tokens = get_scheme(args.scheme).encode(args.text)
+    if args.json:
+        _print_json(
+            {
+                "scheme": args.scheme,
+                "tokens": [
+                    {"piece": t.piece, "id": t.id, "start": t.start, "end": t.end} for t in tokens
+                ],
+            }
+        )
+        return 0
+    print(f"{args.scheme}: {len(tokens):,} tokens")
+    rows = [[str(i), str(t.id), f"{t.start}:{t.end}", _show(t.piece)] for i, t in enumerate(tokens)]
+    print(_table(["#", "id", "span", "piece"], rows))
+    return 0
+
+
+_SCORE_NAMES = {
+    "id": "|id difference|, smaller is nearer",
+    "onehot": "Euclidean distance between one-hot vectors, smaller is nearer",
+    "before": "cosine in the table before training, bigger is nearer",
+    "after": "cosine in the table after training, bigger is nearer",
+}
+
+
+def _neighbours(args: argparse.Namespace) -> int:
+    from tutor.core.model import open_model
+    from tutor.core.similarity import nearest
+
+    result = nearest(open_model(args.model), args.token, args.scheme, k=args.k)
+    if args.json:
+        _print_json(
+            {
+                "token": result.piece,
+                "id": result.id,
+                "scheme": result.scheme,
+                "tie_count": result.tie_count,
+                "neighbours": [
+                    {"token": n.piece, "id": n.id, "score": n.score, "rank": n.rank}
+                    for n in result.neighbours
+                ],
+            }
+        )
+        return 0
+    print(f"{_show(result.piece)} (id {result.id}) by {result.scheme}: {_SCORE_NAMES[args.scheme]}")
+    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in result.neighbours]
+    print(_table(["rank", "id", "score", "token"], rows))
+    if result.tie_count > 1:
+        print(f"{result.tie_count:,} tokens share the last score shown")
+    return 0
+
+
+def _similarity(args: argparse.Namespace) -> int:
+    from tutor.core.model import open_model
+    from tutor.core.similarity import similarity
+
+    pieces, matrix = similarity(open_model(args.model), args.tokens, args.stage)
+    if args.json:
+        _print_json({"tokens": pieces, "matrix": matrix.tolist()})
+        return 0
+    print(f"cosine similarity, table {args.stage} training")
+    rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
+    print(_table(["", *pieces], rows))
+    return 0
+
+
+def _facts(args: argparse.Namespace) -> int:
+    from tutor.core.facts import FactsError, format_value, load_facts
+
+    registry = load_facts()
+    if args.key is not None and args.key not in registry:
+        raise FactsError(f"no fact {args.key!r}; `tutor facts` lists them all")
+    facts = [registry[args.key]] if args.key is not None else list(registry.values())
+    if args.json:
+        _print_json(
+            [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]
+        )
+        return 0
+    lang = args.lang or "zh"
+    rows = [[f.key, format_value(f, lang), f.unit, f.evidence, f.source] for f in facts]
+    print(_table(["key", "value", "unit", "evidence", "source"], rows))
+    return 0
+
+
+_COMMANDS = {
+    "tokenize": _tokenize,
+    "neighbours": _neighbours,
+    "similarity": _similarity,
+    "facts": _facts,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.core.facts import FactsError
+    from tutor.core.model import ModelError
+    from tutor.core.similarity import SimilarityError
+    from tutor.core.table import TableError
+    from tutor.core.tokenize import TokenizeError
+
+    try:
+        return _COMMANDS[args.command](args)
+    except (TokenizeError, ModelError, SimilarityError, TableError, FactsError) as exc:
+        message = str(exc).strip().replace("\n", " ")
+        print(f"tutor: error: {message}", file=sys.stderr)
+        return EXIT_USAGE

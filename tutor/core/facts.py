@@ -1,0 +1,117 @@
+"""The registry of every figure the lesson quotes, each with its evidence and source.
+
+Prose never types a number: it names a fact key, and the fact says whether the number is
+proven, measured on our artifacts (source = the `tutor` command that reproduces it), or
+cited (source = the paper, model card or config). Measured facts come from the assets
+build (facts.json); proven and cited ones are kept by hand (cited_facts.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from ruamel.yaml import YAML, YAMLError
+
+from tutor.core.paths import assets_dir
+
+MEASURED_FILE = "facts.json"
+CITED_FILE = "cited_facts.yaml"
+
+Evidence = Literal["proof", "measured", "cited"]
+Lang = Literal["zh", "en"]
+
+# Units whose values are labels, not quantities: "ID 115942", "2003", never "115,942".
+_NO_SEPARATOR_UNITS = frozenset({"id", "year"})
+_LIST_SEPARATORS: dict[str, str] = {"zh": "、", "en": ", "}
+_BOOL_WORDS: dict[str, tuple[str, str]] = {"zh": ("是", "否"), "en": ("yes", "no")}
+
+
+class FactsError(ValueError):
+    """A facts file that is missing or wrong; the message names the file and the fact."""
+
+
+class Fact(BaseModel):
+    """One figure: value, unit, how we know it, where to check it, and its label."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    value: bool | int | float | str | list[int]
+    unit: str = ""
+    evidence: Evidence
+    source: str
+    label_zh: str
+    label_en: str
+
+
+def _load_list(path: Path) -> list[object]:
+    if not path.is_file():
+        raise FactsError(f"facts file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else YAML(typ="safe").load(text)
+    except (ValueError, YAMLError) as exc:
+        raise FactsError(f"{path}: cannot be parsed: {exc}") from exc
+    if not isinstance(data, list):
+        raise FactsError(f"{path}: expected a list of facts, got {type(data).__name__}")
+    return data
+
+
+def _parse(path: Path, items: list[object]) -> list[Fact]:
+    facts = []
+    for index, item in enumerate(items):
+        try:
+            facts.append(Fact.model_validate(item))
+        except ValidationError as exc:
+            where = item.get("key", f"#{index}") if isinstance(item, dict) else f"#{index}"
+            raise FactsError(f"{path}: fact {where}: {exc}") from exc
+    return facts
+
+
+@cache
+def _load(assets: Path) -> dict[str, Fact]:
+    registry: dict[str, Fact] = {}
+    origin: dict[str, Path] = {}
+    for path in (assets / MEASURED_FILE, assets / CITED_FILE):
+        for fact in _parse(path, _load_list(path)):
+            if fact.key in registry:
+                raise FactsError(
+                    f"{path}: fact {fact.key!r} is defined twice (also in {origin[fact.key]})"
+                )
+            registry[fact.key] = fact
+            origin[fact.key] = path
+    return registry
+
+
+def load_facts(assets: Path | None = None) -> dict[str, Fact]:
+    """Every fact by key, from facts.json and cited_facts.yaml in `assets` (default: shipped).
+
+    Cached per folder; the dict is shared, so callers must not modify it.
+    """
+    return _load((assets or assets_dir()).resolve())
+
+
+def _number(value: int | float, unit: str) -> str:
+    if unit in _NO_SEPARATOR_UNITS:
+        return str(value)
+    if unit == "%":
+        return f"{value:,.1f}%" if isinstance(value, float) else f"{value:,}%"
+    return f"{value:,}"
+
+
+def format_value(fact: Fact, lang: Lang = "zh") -> str:
+    """The value as prose shows it: "248,320", "94.8%" (unit "%": value is in percent),
+    lists joined with "、" (zh) or ", " (en). Other units are left to the sentence."""
+    value = fact.value
+    if isinstance(value, bool):
+        yes, no = _BOOL_WORDS[lang]
+        return yes if value else no
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return _LIST_SEPARATORS[lang].join(_number(v, fact.unit) for v in value)
+    return _number(value, fact.unit)

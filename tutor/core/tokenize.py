@@ -1,0 +1,273 @@
+"""Text -> tokens (readable piece, id, character span) under each scheme the lesson compares.
+
+Every scheme answers the same questions (encode, decode, id <-> piece, "is this one token?")
+so that screens and the CLI never special-case a tokenizer. Byte-level pieces are shown as
+text when their bytes are whole UTF-8 and as hex bytes ("<E7 8C>") when they are not, because
+a learner must see that one Chinese character can be several tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+from tutor.core.paths import default_model_dir, tokenizers_dir
+
+SCHEMES = ("codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
+PROJECT = "project"
+MAX_TEXT_CHARS = 100_000
+CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has an id
+
+_MAX_PIECES_IN_MESSAGE = 12
+_HEX_PIECE = re.compile(r"<([0-9A-F]{2}(?: [0-9A-F]{2})*)>")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: its readable piece, its id and the characters text[start:end] it came from."""
+
+    piece: str
+    id: int
+    start: int
+    end: int
+
+
+class TokenizeError(ValueError):
+    """A tokenization request that cannot be answered; the message is shown to humans."""
+
+
+def _check_length(text: str) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise TokenizeError(
+            f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}"
+        )
+
+
+def _quote_pieces(pieces: Sequence[str]) -> str:
+    shown = " + ".join(repr(p) for p in pieces[:_MAX_PIECES_IN_MESSAGE])
+    if len(pieces) > _MAX_PIECES_IN_MESSAGE:
+        shown += f" + ... ({len(pieces)} pieces)"
+    return shown
+
+
+class Scheme(ABC):
+    """A tokenizer as the lesson sees it: pieces, ids, vocabulary size."""
+
+    name: str
+    vocab_size: int
+    byte_level: bool
+    special_ids: frozenset[int]
+
+    @abstractmethod
+    def encode(self, text: str) -> list[Token]:
+        """Tokens of `text`, in order, with character spans into `text`."""
+
+    @abstractmethod
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text that `ids` stand for."""
+
+    @abstractmethod
+    def id_to_piece(self, id: int) -> str:
+        """Readable text of one id (hex bytes for a partial UTF-8 byte-level token)."""
+
+    @abstractmethod
+    def piece_to_id(self, piece: str) -> int | None:
+        """The id whose readable piece is exactly `piece`, or None."""
+
+    def single_id(self, piece: str) -> int:
+        """The id of `piece` if it is one token; otherwise say what it becomes.
+
+        Learners type words; whether a word is one row of the table is the point of the
+        lesson, so the error names the pieces instead of silently using the first one.
+        """
+        if not piece:
+            raise TokenizeError("an empty string is not a token")
+        found = self.piece_to_id(piece)
+        if found is not None:
+            return found
+        tokens = self.encode(piece)
+        if len(tokens) == 1 and tokens[0].id not in self.special_ids:
+            return tokens[0].id
+        if len(tokens) == 1:
+            raise TokenizeError(
+                f"{piece!r} is not in the vocabulary of {self.name}: it becomes {tokens[0].piece!r}"
+            )
+        raise TokenizeError(
+            f"{piece!r} is not one token in {self.name}: it splits into "
+            f"{_quote_pieces([t.piece for t in tokens])}"
+        )
+
+
+class CodepointScheme(Scheme):
+    """id = ord(character): needs no training and no file, but V = 1,114,112."""
+
+    def __init__(self) -> None:
+        self.name = "codepoint"
+        self.vocab_size = CODEPOINT_VOCAB
+        self.byte_level = False
+        self.special_ids = frozenset()
+
+    def encode(self, text: str) -> list[Token]:
+        _check_length(text)
+        return [Token(ch, ord(ch), i, i + 1) for i, ch in enumerate(text)]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join(self.id_to_piece(i) for i in ids)
+
+    def id_to_piece(self, id: int) -> str:
+        if not 0 <= id < CODEPOINT_VOCAB:
+            raise TokenizeError(f"id {id} is outside codepoint (0..{CODEPOINT_VOCAB - 1:,})")
+        return chr(id)
+
+    def piece_to_id(self, piece: str) -> int | None:
+        return ord(piece) if len(piece) == 1 else None
+
+
+@cache
+def _unicode_to_byte() -> dict[str, int]:
+    """GPT-2's byte <-> printable-character map, inverted: how ByteLevel spells raw bytes."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    chars = list(printable)
+    extra = 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(printable, chars, strict=True)}
+
+
+@cache
+def _byte_to_unicode() -> dict[int, str]:
+    return {b: c for c, b in _unicode_to_byte().items()}
+
+
+def readable_bytes(data: bytes) -> str:
+    """Bytes as text if they are whole UTF-8, else as hex like "<E7 8C>"."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "<" + " ".join(f"{b:02X}" for b in data) + ">"
+
+
+def _is_byte_level(spec: dict) -> bool:
+    def has_byte_level(node: object) -> bool:
+        if not isinstance(node, dict):
+            return False
+        if node.get("type") == "ByteLevel":
+            return True
+        return any(has_byte_level(child) for child in node.get("pretokenizers") or [])
+
+    return has_byte_level(spec.get("pre_tokenizer")) or has_byte_level(spec.get("decoder"))
+
+
+class TokenizerScheme(Scheme):
+    """A Hugging Face tokenizer.json (WordLevel, BPE or byte-level BPE)."""
+
+    def __init__(self, name: str, tokenizer: Tokenizer) -> None:
+        spec = json.loads(tokenizer.to_str())
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        self.byte_level = _is_byte_level(spec)
+        if self.byte_level:
+            # The ByteLevel post-processor trims spaces out of offsets, so " cat" would map to
+            # "cat"; we encode without special tokens, so dropping it changes no id.
+            tokenizer.post_processor = None
+        self.name = name
+        self._tok = tokenizer
+        self.vocab_size = tokenizer.get_vocab_size(with_added_tokens=True)
+        added = tokenizer.get_added_tokens_decoder()
+        self._added = {id: tok.content for id, tok in added.items()}
+        self.special_ids = frozenset(id for id, tok in added.items() if tok.special)
+        unk = (spec.get("model") or {}).get("unk_token")
+        unk_id = tokenizer.token_to_id(unk) if unk else None
+        if unk_id is not None:
+            self.special_ids |= {unk_id}
+
+    def encode(self, text: str) -> list[Token]:
+        _check_length(text)
+        enc = self._tok.encode(text, add_special_tokens=False)
+        return [
+            Token(self.id_to_piece(id), id, start, end)
+            for id, (start, end) in zip(enc.ids, enc.offsets, strict=True)
+        ]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        if not self.byte_level:
+            return self._tok.decode(list(ids), skip_special_tokens=False)
+        # Join the raw bytes ourselves: exact, and no decoder option can strip a space.
+        return b"".join(self._token_bytes(i) for i in ids).decode("utf-8", errors="replace")
+
+    def _raw(self, id: int) -> str:
+        raw = self._tok.id_to_token(id)
+        if raw is None:
+            raise TokenizeError(
+                f"id {id} is not in {self.name} (vocabulary size {self.vocab_size:,})"
+            )
+        return raw
+
+    def _token_bytes(self, id: int) -> bytes:
+        raw = self._raw(id)
+        if id in self._added:
+            return raw.encode("utf-8")
+        table = _unicode_to_byte()
+        try:
+            return bytes(table[ch] for ch in raw)
+        except KeyError:  # a vocabulary entry outside the byte alphabet: keep it as text
+            return raw.encode("utf-8")
+
+    def id_to_piece(self, id: int) -> str:
+        if self.byte_level:
+            return readable_bytes(self._token_bytes(id))
+        return self._raw(id)
+
+    def piece_to_id(self, piece: str) -> int | None:
+        if not self.byte_level or piece in self._added.values():
+            return self._tok.token_to_id(piece)
+        hex_match = _HEX_PIECE.fullmatch(piece)
+        data = bytes.fromhex(hex_match[1]) if hex_match else piece.encode("utf-8")
+        spelled = "".join(_byte_to_unicode()[b] for b in data)
+        return self._tok.token_to_id(spelled)
+
+
+def load_scheme(path: Path, name: str) -> TokenizerScheme:
+    """A scheme from any tokenizer.json file (uncached; `get_scheme` caches the shipped ones)."""
+    if not path.is_file():
+        raise TokenizeError(f"tokenizer file not found: {path}")
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
+        raise TokenizeError(f"{path} is not a tokenizer.json file: {exc}") from exc
+    return TokenizerScheme(name, tokenizer)
+
+
+@cache
+def _cached_scheme(name: str, model_dir: Path | None) -> Scheme:
+    if name == "codepoint":
+        return CodepointScheme()
+    if name == PROJECT:
+        return load_scheme((model_dir or default_model_dir()) / "tokenizer.json", PROJECT)
+    if name not in SCHEMES:
+        raise TokenizeError(f"unknown scheme {name!r}; choose one of {', '.join(SCHEMES)}")
+    return load_scheme(tokenizers_dir() / f"{name}.json", name)
+
+
+def get_scheme(name: str, model_dir: Path | None = None) -> Scheme:
+    """A shipped scheme by name, or "project": the tokenizer of `model_dir` (default model).
+
+    `model_dir` only matters for "project"; the named schemes are the shipped files.
+    """
+    if name != PROJECT:
+        model_dir = None
+    return _cached_scheme(name, model_dir.resolve() if model_dir else None)
