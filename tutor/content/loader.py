@@ -1,0 +1,364 @@
+"""Lesson folders -> a LessonSet, collecting every problem instead of stopping at the first.
+
+An author fixing content wants the whole list in one run, so each file is checked as far
+as it can be: a bad front matter does not stop the body's widgets and facts being checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tutor.content.engine import EngineChecks
+from tutor.content.models import (
+    PAGE_FRONTS,
+    BodyBlock,
+    Lesson,
+    LessonCard,
+    LessonSet,
+    MarkdownBlock,
+    Page,
+    PageFront,
+    QuizFront,
+    WidgetBlock,
+    WrapupFront,
+)
+from tutor.content.problems import Problem
+from tutor.content.source import (
+    SourceFile,
+    Split,
+    YamlDoc,
+    did_you_mean,
+    parse_yaml,
+    read_source,
+    split_front_matter,
+    validate,
+)
+from tutor.content.widgets import WIDGETS
+
+CARD_FILE = "lesson.md"
+PAGE_FILE = re.compile(r"(\d+)-[^.]+\.md")
+FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+@dataclass(slots=True)
+class Parsed:
+    """One markdown file after parsing: its front matter (if readable) and body blocks."""
+
+    source: SourceFile
+    doc: YamlDoc | None
+    blocks: list[BodyBlock]
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _closing_fence(body: list[str], start: int, fence: str) -> int | None:
+    closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
+    return next((i for i in range(start, len(body)) if closing.fullmatch(body[i])), None)
+
+
+def _widget_block(
+    source: SourceFile, split: Split, opening: int, closing: int, engine: EngineChecks
+) -> tuple[WidgetBlock | None, list[Problem]]:
+    line = split.body_line + opening
+    text = split.body[opening]
+    words = FENCE_OPEN.fullmatch(text)[2].split()  # type: ignore[index]
+    known = ", ".join(WIDGETS)
+    if len(words) < 2:
+        col = text.index("tutor") + 1
+        return None, [source.problem(line, col, f"widget block needs a widget name: {known}")]
+    name = words[1]
+    col = text.index(name, text.index("tutor") + 5) + 1
+    if name not in WIDGETS:
+        hint = did_you_mean(name, list(WIDGETS)) or f"; widgets: {known}"
+        message = f"unknown widget {name!r}{hint}"
+        return None, [source.problem(line, col, message, width=len(name))]
+    if len(words) > 2:
+        extra = " ".join(words[2:])
+        at = text.index(words[2], col) + 1
+        return None, [source.problem(line, at, f"unexpected {extra!r} after the widget name")]
+    yaml_text = "\n".join(split.body[opening + 1 : closing])
+    doc, problem = parse_yaml(source, yaml_text, line + 1, f"the {name} widget")
+    if doc is None:
+        return None, [problem] if problem else []
+    config, problems = validate(WIDGETS[name], doc, source)
+    problems = [replace(p, message=f"{name} widget: {p.message}") for p in problems]
+    if config is None:
+        return None, problems
+    for loc, token in config.single_tokens():
+        message = engine.split_message(token)
+        if message is not None:
+            at_line, at_col = doc.position(loc)
+            problems.append(source.problem(at_line, at_col, message, "warning"))
+    return WidgetBlock(name, config, line), problems
+
+
+def _body_blocks(
+    source: SourceFile, split: Split, engine: EngineChecks
+) -> tuple[list[BodyBlock], list[Problem]]:
+    """Prose and widget blocks in order; other fenced code stays part of the prose."""
+    blocks: list[BodyBlock] = []
+    problems: list[Problem] = []
+    prose: list[tuple[int, str]] = []  # (index in body, line)
+
+    def flush() -> None:
+        filled = [at for at, (_, text) in enumerate(prose) if text.strip()]
+        if filled:
+            kept = prose[filled[0] : filled[-1] + 1]
+            text = "\n".join(text for _, text in kept)
+            blocks.append(MarkdownBlock(text, split.body_line + kept[0][0]))
+        prose.clear()
+
+    index = 0
+    while index < len(split.body):
+        opening = FENCE_OPEN.fullmatch(split.body[index])
+        if opening is None:
+            prose.append((index, split.body[index]))
+            index += 1
+            continue
+        closing = _closing_fence(split.body, index + 1, opening[1])
+        is_widget = opening[2].split()[:1] == ["tutor"]
+        if not is_widget:
+            end = len(split.body) if closing is None else closing + 1
+            prose.extend((at, split.body[at]) for at in range(index, end))
+            index = end
+            continue
+        flush()
+        if closing is None:
+            line = split.body_line + index
+            problems.append(source.problem(line, 1, "widget block is never closed with ```"))
+            break
+        block, found = _widget_block(source, split, index, closing, engine)
+        problems += found
+        if block is not None:
+            blocks.append(block)
+        index = closing + 1
+    flush()
+    return blocks, problems
+
+
+def _parse(path: Path, engine: EngineChecks) -> Parsed:
+    source, not_utf8 = read_source(path)
+    if not_utf8 is not None or source is None:
+        return Parsed(SourceFile(path, []), None, [], [not_utf8] if not_utf8 else [])
+    split, unclosed = split_front_matter(source)
+    parsed = Parsed(source, None, [])
+    if unclosed is not None:
+        parsed.problems.append(unclosed)
+    elif split.front is None:
+        message = "missing front matter: the file starts with '---', its fields, then '---'"
+        parsed.problems.append(source.problem(1, 1, message))
+    else:
+        parsed.doc, problem = parse_yaml(source, split.front, split.front_line, "front matter")
+        if problem is not None:
+            parsed.problems.append(problem)
+    parsed.blocks, found = _body_blocks(source, split, engine)
+    parsed.problems += found
+    parsed.problems += engine.fact_problems(source)
+    return parsed
+
+
+def _page_front(parsed: Parsed) -> PageFront | None:
+    doc, source = parsed.doc, parsed.source
+    if doc is None:
+        return None
+    kind = doc.data.get("kind")
+    if kind is None:
+        line, col = doc.position(())
+        parsed.problems.append(source.problem(line, col, "missing required field 'kind'"))
+        return None
+    if kind not in PAGE_FRONTS:
+        line, col = doc.position(("kind",))
+        hint = did_you_mean(kind, list(PAGE_FRONTS)) or f"; kinds: {', '.join(PAGE_FRONTS)}"
+        message = f"unknown page kind {kind!r}{hint}"
+        parsed.problems.append(source.problem(line, col, message, width=len(str(kind))))
+        return None
+    front, problems = validate(PAGE_FRONTS[kind], doc, source)
+    parsed.problems += problems
+    return front
+
+
+def _load_page(path: Path, number: int, engine: EngineChecks) -> tuple[Page | None, Parsed]:
+    parsed = _parse(path, engine)
+    front = _page_front(parsed)
+    return (Page(path, number, front, parsed.blocks) if front else None), parsed
+
+
+def _load_card(
+    folder: Path, known_lessons: set[str], engine: EngineChecks
+) -> tuple[LessonCard | None, Parsed]:
+    parsed = _parse(folder / CARD_FILE, engine)
+    if parsed.doc is None:
+        return None, parsed
+    card, problems = validate(LessonCard, parsed.doc, parsed.source)
+    parsed.problems += problems
+    if card is None:
+        return None, parsed
+    folder_name = folder.resolve().name
+    if card.id != folder_name:
+        line, col = parsed.doc.position(("id",))
+        message = f"lesson id {card.id!r} must match its folder name {folder_name!r}"
+        parsed.problems.append(parsed.source.problem(line, col, message))
+    for index, prerequisite in enumerate(card.prerequisites):
+        if prerequisite.lesson is not None and prerequisite.lesson not in known_lessons:
+            line, col = parsed.doc.position(("prerequisites", index, "lesson"))
+            hint = did_you_mean(prerequisite.lesson, sorted(known_lessons))
+            message = f"unknown prerequisite lesson {prerequisite.lesson!r}{hint}"
+            parsed.problems.append(parsed.source.problem(line, col, message))
+    return card, parsed
+
+
+def _page_number(path: Path) -> int | None:
+    match = PAGE_FILE.fullmatch(path.name)
+    return int(match[1]) if match else None
+
+
+def _not_a_page(path: Path) -> Problem:
+    message = f"{path.name!r} is not a page: pages are named NN-slug.md (e.g. 03-naive.md)"
+    return Problem(path, 1, 1, "warning", message)
+
+
+def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
+    """Lesson-wide quiz rules: unique question ids, rubric ids that a summary defines."""
+    problems: list[Problem] = []
+    fronts = [page.front for page, _ in parsed_pages]
+    claims = {
+        claim.id
+        for front in fronts
+        if isinstance(front, QuizFront | WrapupFront) and front.summary is not None
+        for claim in front.summary.rubric
+    }
+    seen: dict[str, Path] = {}
+    for page, parsed in parsed_pages:
+        if not isinstance(page.front, QuizFront) or parsed.doc is None:
+            continue
+        for index, question in enumerate(page.front.questions):
+            if question.id in seen:
+                line, col = parsed.doc.position(("questions", index, "id"))
+                used = seen[question.id].name
+                message = f"question id {question.id!r} is already used in {used}"
+                problems.append(parsed.source.problem(line, col, message))
+            seen.setdefault(question.id, page.path)
+            for claim_index, claim in enumerate(question.rubric):
+                if claim not in claims:
+                    line, col = parsed.doc.position(("questions", index, "rubric", claim_index))
+                    hint = did_you_mean(claim, sorted(claims))
+                    message = f"rubric claim {claim!r} is not in the lesson's summary rubric{hint}"
+                    problems.append(parsed.source.problem(line, col, message))
+    return problems
+
+
+def _load_lesson(
+    folder: Path, known_lessons: set[str], engine: EngineChecks
+) -> tuple[Lesson | None, list[Problem]]:
+    card, card_parsed = _load_card(folder, known_lessons, engine)
+    problems = list(card_parsed.problems)
+    pages: dict[int, tuple[Page, Parsed]] = {}
+    first_file: dict[int, Path] = {}
+    for path in sorted(folder.glob("*.md")):
+        if path.name == CARD_FILE:
+            continue
+        number = _page_number(path)
+        if number is None:
+            problems.append(_not_a_page(path))
+            continue
+        page, parsed = _load_page(path, number, engine)
+        if number in first_file:
+            message = f"page number {number} is already used by {first_file[number].name}"
+            problems.append(parsed.source.problem(1, 1, message))
+        first_file.setdefault(number, path)
+        problems += parsed.problems
+        if page is not None and number not in pages and first_file[number] == path:
+            pages[number] = (page, parsed)
+    ordered = [pages[number] for number in sorted(pages)]
+    problems += _questions(ordered)
+    if not first_file:
+        message = "the lesson has no pages (NN-slug.md files beside lesson.md)"
+        problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message))
+    if card is None:
+        return None, problems
+    lesson = Lesson(folder, card, card_parsed.blocks, [page for page, _ in ordered])
+    return lesson, problems
+
+
+def _prerequisite_order(lessons: list[Lesson]) -> list[Lesson]:
+    """Lessons after the lessons they need; otherwise by folder name. Cycles keep name order."""
+    by_id = {lesson.id: lesson for lesson in lessons}
+    ordered: list[Lesson] = []
+    visiting: set[str] = set()
+
+    def visit(lesson: Lesson) -> None:
+        if lesson in ordered or lesson.id in visiting:
+            return
+        visiting.add(lesson.id)
+        for prerequisite in lesson.card.prerequisites:
+            if prerequisite.lesson in by_id:
+                visit(by_id[prerequisite.lesson])
+        ordered.append(lesson)
+
+    for lesson in sorted(lessons, key=lambda lesson: lesson.path.name):
+        visit(lesson)
+    return ordered
+
+
+def _lesson_folders(folder: Path) -> list[Path]:
+    return sorted(child for child in folder.iterdir() if (child / CARD_FILE).is_file())
+
+
+def _load_single_file(path: Path, engine: EngineChecks) -> LessonSet:
+    """`tutor check FILE`: that file alone; a lesson.md still sees its sibling lessons."""
+    if path.name == CARD_FILE:
+        known = {child.name for child in _lesson_folders(path.resolve().parent.parent)}
+        _, parsed = _load_card(path.parent, known, engine)
+        return LessonSet(problems=parsed.problems)
+    number = _page_number(path)
+    if number is None:
+        return LessonSet(problems=[_not_a_page(path)])
+    _, parsed = _load_page(path, number, engine)
+    return LessonSet(problems=parsed.problems)
+
+
+def _file_order(problems: list[Problem]) -> list[Problem]:
+    """Files in the order they were read, each file's problems top to bottom."""
+    first_seen: dict[Path, int] = {}
+    for problem in problems:
+        first_seen.setdefault(problem.path, len(first_seen))
+    return sorted(problems, key=lambda p: (first_seen[p.path], p.line, p.col))
+
+
+def load_lessons(
+    root: Path, *, model_dir: Path | None = None, facts_dir: Path | None = None
+) -> LessonSet:
+    """Every lesson under root (a folder of lesson folders, one lesson folder, or one file).
+
+    Widget tokens are checked against model_dir's tokenizer and fact keys against the
+    facts in facts_dir (defaults: the shipped project model and assets).
+    """
+    engine = EngineChecks(model_dir, facts_dir)
+    lesson_set = _load(root, engine)
+    lesson_set.problems = _file_order(lesson_set.problems)
+    return lesson_set
+
+
+def _load(root: Path, engine: EngineChecks) -> LessonSet:
+    if not root.exists():
+        return LessonSet(problems=[Problem(root, 1, 1, "error", "no such file or folder")])
+    if root.is_file():
+        return _load_single_file(root, engine)
+    if (root / CARD_FILE).is_file():
+        folders = [root]
+        known = {child.name for child in _lesson_folders(root.resolve().parent)}
+    else:
+        folders = _lesson_folders(root)
+        known = {folder.name for folder in folders}
+    lessons: list[Lesson] = []
+    problems: list[Problem] = []
+    for folder in folders:
+        lesson, found = _load_lesson(folder, known, engine)
+        problems += found
+        if lesson is not None:
+            lessons.append(lesson)
+    if not folders:
+        message = f"no lessons here: expected {root}/<lesson-id>/{CARD_FILE}"
+        problems.append(Problem(root, 1, 1, "error", message))
+    return LessonSet(_prerequisite_order(lessons), problems)
