@@ -16,7 +16,12 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-EMBEDDING_KEYS = ("model.embed_tokens.weight", "embed_tokens.weight", "wte.weight")
+EMBEDDING_KEYS = (
+    "model.embed_tokens.weight",
+    "embed_tokens.weight",
+    "wte.weight",
+    "transformer.wte.weight",
+)
 CHUNK_ROWS = 16_384  # rows per chunk when scanning a table: bounded temporaries
 
 _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "BF16": "<u2"}

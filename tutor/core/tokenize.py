@@ -1,8 +1,8 @@
 """Text -> tokens (readable piece, id, character span) under each scheme the lesson compares.
 
 Every scheme answers the same questions (encode, decode, id <-> piece, "is this one token?")
-so that screens and the CLI never special-case a tokenizer. Byte-level pieces are shown as
-text when their bytes are whole UTF-8 and as hex bytes ("<E7 8C>") when they are not, because
+so that screens and the CLI never special-case a tokenizer. Byte-level pieces show their
+whole UTF-8 characters as text and every other byte as hex ("<E7 8C>", "苹果<E6>"), because
 a learner must see that one Chinese character can be several tokens.
 """
 
@@ -26,7 +26,8 @@ MAX_TEXT_CHARS = 100_000
 CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has an id
 
 _MAX_PIECES_IN_MESSAGE = 12
-_HEX_PIECE = re.compile(r"<([0-9A-F]{2}(?: [0-9A-F]{2})*)>")
+_HEX_RUN = re.compile(r"<([0-9A-F]{2}(?: [0-9A-F]{2})*)>")
+_ESCAPED_RUN = re.compile("[\udc80-\udcff]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +155,20 @@ def _byte_to_unicode() -> dict[int, str]:
 
 
 def readable_bytes(data: bytes) -> str:
-    """Bytes as text if they are whole UTF-8, else as hex like "<E7 8C>"."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "<" + " ".join(f"{b:02X}" for b in data) + ">"
+    """Bytes as text where they are whole UTF-8, other bytes as hex: b"\\xe8\\x8b\\xb9\\xe6" ->
+    "苹<E6>", so a learner sees both the character and the dangling byte."""
+    text = data.decode("utf-8", errors="surrogateescape")  # bad byte b -> U+DC00 + b
+    return _ESCAPED_RUN.sub(
+        lambda m: "<" + " ".join(f"{ord(ch) - 0xDC00:02X}" for ch in m[0]) + ">", text
+    )
+
+
+def piece_bytes(piece: str) -> bytes:
+    """The bytes a readable byte-level piece stands for (inverse of `readable_bytes`)."""
+    parts = _HEX_RUN.split(piece)
+    return b"".join(
+        bytes.fromhex(part) if i % 2 else part.encode("utf-8") for i, part in enumerate(parts)
+    )
 
 
 def _is_byte_level(spec: dict) -> bool:
@@ -235,9 +245,7 @@ class TokenizerScheme(Scheme):
     def piece_to_id(self, piece: str) -> int | None:
         if not self.byte_level or piece in self._added.values():
             return self._tok.token_to_id(piece)
-        hex_match = _HEX_PIECE.fullmatch(piece)
-        data = bytes.fromhex(hex_match[1]) if hex_match else piece.encode("utf-8")
-        spelled = "".join(_byte_to_unicode()[b] for b in data)
+        spelled = "".join(_byte_to_unicode()[b] for b in piece_bytes(piece))
         return self._tok.token_to_id(spelled)
 
 
