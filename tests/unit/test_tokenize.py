@@ -226,5 +226,5 @@ def test_bad_names_and_files(tmp_path: Path) -> None:
         load_scheme(tmp_path / "missing.json", "x")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(TokenizeError, match="is not a tokenizer.json file"):
+    with pytest.raises(TokenizeError, match=r"is not a tokenizer\.json file"):
         load_scheme(bad, "x")
