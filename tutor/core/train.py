@@ -1,0 +1,229 @@
+"""Train the project model: the only module that imports torch.
+
+A tiny next-token language model in the spirit of Bengio et al. (2003): the previous
+`context` tokens are looked up in the input table E (V x d), mixed by a small MLP, and
+scored against every token by an untied output head (V x d). Next-token training is what
+pulls the rows of tokens used alike together, which the lesson's heatmap shows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import save_file
+from tokenizers import Tokenizer
+from torch import nn
+
+EMBED_KEY = "model.embed_tokens.weight"
+HEAD_KEY = "lm_head.weight"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides the trained numbers; written to config.json."""
+
+    hidden_size: int = 64
+    context: int = 6
+    hidden: int = 256
+    steps: int = 1500
+    batch: int = 2048
+    lr: float = 3e-3
+    weight_decay: float = 0.01
+    seed: int = 0
+    eval_every: int = 100
+
+
+class ContextModel(nn.Module):
+    """Input table + a context mixer; the part whose first layer the lesson is about."""
+
+    def __init__(self, vocab_size: int, cfg: TrainConfig) -> None:
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab_size, cfg.hidden_size)
+        # Small random rows (GPT-2's 0.02): training, not the draw, decides where rows go.
+        nn.init.normal_(self.embed_tokens.weight, std=0.02)
+        self.mix = nn.Linear(cfg.context * cfg.hidden_size, cfg.hidden)
+        self.out = nn.Linear(cfg.hidden, cfg.hidden_size)
+        self.norm = nn.LayerNorm(cfg.hidden_size)
+
+    def forward(self, context_ids: torch.Tensor) -> torch.Tensor:
+        rows = self.embed_tokens(context_ids)  # (B, C, d): the lookup
+        return self.norm(self.out(torch.tanh(self.mix(rows.flatten(1)))))
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab_size: int, cfg: TrainConfig) -> None:
+        super().__init__()
+        self.model = ContextModel(vocab_size, cfg)
+        self.lm_head = nn.Linear(cfg.hidden_size, vocab_size, bias=False)  # untied
+
+    def forward(self, context_ids: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.model(context_ids))
+
+
+def encode_lines(tokenizer: Tokenizer, text: str) -> np.ndarray:
+    """The whole text as one ID stream, lines separated by the end-of-text token."""
+    eot = tokenizer.token_to_id("<|endoftext|>")
+    lines = [line for line in text.splitlines() if line.strip()]
+    ids: list[int] = []
+    for enc in tokenizer.encode_batch(lines):
+        ids.extend(enc.ids)
+        if eot is not None:
+            ids.append(eot)
+    return np.asarray(ids, dtype=np.int64)
+
+
+def _windows(stream: torch.Tensor, positions: torch.Tensor, context: int) -> torch.Tensor:
+    offsets = torch.arange(-context, 0)
+    return stream[positions[:, None] + offsets[None, :]]
+
+
+@dataclass
+class TrainLog:
+    """What train_log.json records."""
+
+    steps: list[int] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+    val_steps: list[int] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+    wall_time_s: float = 0.0
+    tokens_per_s: float = 0.0
+    train_tokens: int = 0
+    valid_tokens: int = 0
+    batch_positions: int = 0
+    batch_distinct_mean: float = 0.0
+    parameters: int = 0
+    embedding_parameters: int = 0
+    head_parameters: int = 0
+    threads: int = 0
+
+
+def _eval_loss(model: TinyLM, stream: torch.Tensor, context: int, limit: int = 65536) -> float:
+    positions = torch.arange(context, len(stream))[:limit]
+    total, count = 0.0, 0
+    model.eval()
+    with torch.no_grad():
+        for chunk in positions.split(4096):
+            logits = model(_windows(stream, chunk, context))
+            total += nn.functional.cross_entropy(logits, stream[chunk], reduction="sum").item()
+            count += len(chunk)
+    model.train()
+    return total / max(count, 1)
+
+
+ProgressFn = Callable[[int, float, float, float], None]  # step, loss, tokens/s, eta seconds
+
+
+def train(
+    tokenizer: Tokenizer,
+    train_text: str,
+    valid_text: str,
+    cfg: TrainConfig,
+    progress: ProgressFn | None = None,
+    on_eval: Callable[[TinyLM, int], None] | None = None,
+) -> tuple[TinyLM, dict[str, torch.Tensor], TrainLog]:
+    """Train and return the model, its initial input table (as it was) and the log."""
+    torch.manual_seed(cfg.seed)
+    generator = torch.Generator().manual_seed(cfg.seed)
+    vocab_size = tokenizer.get_vocab_size()
+    train_stream = torch.from_numpy(encode_lines(tokenizer, train_text))
+    valid_stream = torch.from_numpy(encode_lines(tokenizer, valid_text))
+    if len(train_stream) <= cfg.context + 1 or len(valid_stream) <= cfg.context + 1:
+        raise ValueError("the corpus is too small to train on")
+    model = TinyLM(vocab_size, cfg)
+    before = {EMBED_KEY: model.model.embed_tokens.weight.detach().clone()}
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=cfg.steps, pct_start=0.1
+    )
+    log = TrainLog(
+        train_tokens=len(train_stream),
+        valid_tokens=len(valid_stream),
+        batch_positions=cfg.batch,
+        threads=torch.get_num_threads(),
+    )
+    log.parameters = sum(p.numel() for p in model.parameters())
+    log.embedding_parameters = model.model.embed_tokens.weight.numel()
+    log.head_parameters = model.lm_head.weight.numel()
+    distinct: list[int] = []
+    start = time.perf_counter()
+    for step in range(1, cfg.steps + 1):
+        positions = torch.randint(cfg.context, len(train_stream), (cfg.batch,), generator=generator)
+        targets = train_stream[positions]
+        distinct.append(int(torch.unique(targets).numel()))
+        loss = nn.functional.cross_entropy(
+            model(_windows(train_stream, positions, cfg.context)), targets
+        )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        elapsed = time.perf_counter() - start
+        tokens_per_s = step * cfg.batch / elapsed
+        if step % 10 == 0 or step == cfg.steps:
+            log.steps.append(step)
+            log.loss.append(round(loss.item(), 4))
+        if progress:
+            progress(step, loss.item(), tokens_per_s, elapsed / step * (cfg.steps - step))
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            log.val_steps.append(step)
+            log.val_loss.append(round(_eval_loss(model, valid_stream, cfg.context), 4))
+            if on_eval:
+                on_eval(model, step)
+    log.wall_time_s = round(time.perf_counter() - start, 2)
+    log.tokens_per_s = round(cfg.steps * cfg.batch / log.wall_time_s, 1)
+    log.batch_distinct_mean = round(sum(distinct) / len(distinct), 1)
+    return model, before, log
+
+
+def save_model_dir(
+    out: Path,
+    tokenizer: Tokenizer,
+    model: TinyLM,
+    before: dict[str, torch.Tensor],
+    log: TrainLog,
+    cfg: TrainConfig,
+    tokenizer_name: str,
+) -> None:
+    """Write the shipped format: tokenizer.json, both tables, config.json, train_log.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(out / "tokenizer.json"))
+    save_file(before, str(out / "embeddings_before.safetensors"))
+    state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    save_file(state, str(out / "model.safetensors"))
+    config = {
+        "architecture": "context-mlp",
+        "vocab_size": tokenizer.get_vocab_size(),
+        "tokenizer": tokenizer_name,
+        "tie_word_embeddings": False,
+        **asdict(cfg),
+    }
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    (out / "train_log.json").write_text(json.dumps(asdict(log), indent=2) + "\n", encoding="utf-8")
+
+
+def print_progress(total: int) -> ProgressFn:
+    """A one-line progress bar on stderr: step, loss, tokens/s, ETA."""
+
+    def show(step: int, loss: float, tokens_per_s: float, eta: float) -> None:
+        if step % 5 and step != total:
+            return
+        width = 24
+        filled = width * step // total
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(
+            f"\r[{bar}] step {step}/{total}  loss {loss:.3f}  "
+            f"{tokens_per_s:,.0f} tok/s  ETA {math.ceil(eta)}s "
+        )
+        if step == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
