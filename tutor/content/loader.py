@@ -89,6 +89,7 @@ def _widget_block(
         message = engine.split_message(token)
         if message is not None:
             at_line, at_col = doc.position(loc)
+            message = f"{name} widget: {message}"
             problems.append(source.problem(at_line, at_col, message, "warning"))
     return WidgetBlock(name, config, line), problems
 
