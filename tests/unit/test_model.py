@@ -1,0 +1,110 @@
+"""Opening model directories: the shipped layout, HF variants, and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import save_file
+
+from tests.unit.model_fixture import build_model_dir, byte_bpe_json, write_tokenizer
+from tutor.core.model import ModelError, open_model
+
+DIM = 8
+VOCAB = 400
+
+
+def test_shipped_layout(tmp_path: Path) -> None:
+    model_dir = build_model_dir(tmp_path / "m", dim=DIM, seed=3)
+    model = open_model(model_dir)
+    assert model is open_model(model_dir)  # cached per path
+    assert model.path == model_dir.resolve()
+    assert model.config.vocab_size == VOCAB and model.config.hidden_size == DIM
+    assert model.config.tokenizer == "byte-bpe-zh" and model.config.tie_word_embeddings is False
+    assert model.scheme.name == "byte-bpe-zh" and model.scheme.vocab_size == VOCAB
+    assert model.has_before
+    after, before = model.table("after"), model.table("before")
+    assert after is model.table("after")
+    assert (after.vocab_size, after.dim) == (VOCAB, DIM)
+    assert isinstance(after.weights, np.memmap)
+    rng = np.random.default_rng(3)  # the fixture draws before, then after
+    assert np.array_equal(before.weights, rng.standard_normal((VOCAB, DIM), dtype=np.float32))
+    assert np.array_equal(after.weights, rng.standard_normal((VOCAB, DIM), dtype=np.float32))
+    assert model.embedding_parameters == VOCAB * DIM
+    # embedding + lm_head + context.weight (d x 2d)
+    assert model.total_parameters == 2 * VOCAB * DIM + DIM * 2 * DIM
+
+
+def test_no_before_table_is_a_clear_error(tmp_path: Path) -> None:
+    model = open_model(build_model_dir(tmp_path / "m", with_before=False))
+    assert not model.has_before
+    with pytest.raises(ModelError, match="no embeddings_before.safetensors"):
+        model.table("before")
+
+
+def test_hf_style_dir_without_config(tmp_path: Path) -> None:
+    model_dir = tmp_path / "hf"
+    model_dir.mkdir()
+    write_tokenizer(model_dir / "tokenizer.json", byte_bpe_json())
+    # HF models often pad the table past the tokenizer's ids.
+    weights = np.ones((VOCAB + 16, 4), np.float32)
+    save_file(
+        {"wte.weight": weights, "wpe.weight": np.ones((32, 4), np.float32)},
+        model_dir / "model.safetensors",
+    )
+    model = open_model(model_dir)
+    assert model.scheme.name == "project"
+    assert model.config.vocab_size is None
+    assert model.table().vocab_size == VOCAB + 16
+    assert model.total_parameters == (VOCAB + 16) * 4 + 32 * 4
+
+
+def test_sharded_weights(tmp_path: Path) -> None:
+    model_dir = tmp_path / "sharded"
+    model_dir.mkdir()
+    write_tokenizer(model_dir / "tokenizer.json", byte_bpe_json())
+    embed = np.arange(VOCAB * 2, dtype=np.float32).reshape(VOCAB, 2)
+    save_file({"model.embed_tokens.weight": embed}, model_dir / "model-00001-of-00002.safetensors")
+    save_file({"lm_head.weight": embed}, model_dir / "model-00002-of-00002.safetensors")
+    index = {
+        "weight_map": {
+            "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+            "lm_head.weight": "model-00002-of-00002.safetensors",
+        }
+    }
+    (model_dir / "model.safetensors.index.json").write_text(json.dumps(index))
+    model = open_model(model_dir)
+    assert np.array_equal(model.table().weights, embed)
+    assert model.total_parameters == 2 * VOCAB * 2
+
+
+@pytest.mark.parametrize(
+    ("remove", "message"),
+    [
+        (None, "model directory not found"),
+        ("tokenizer.json", "has no tokenizer.json"),
+        ("model.safetensors", "has no model.safetensors"),
+    ],
+)
+def test_missing_pieces(tmp_path: Path, remove: str | None, message: str) -> None:
+    model_dir = build_model_dir(tmp_path / "m")
+    target = tmp_path / "elsewhere" if remove is None else model_dir
+    if remove:
+        (model_dir / remove).unlink()
+    with pytest.raises(ModelError, match=message):
+        open_model(target)
+
+
+def test_table_smaller_than_the_tokenizer(tmp_path: Path) -> None:
+    small = np.zeros((10, 4), np.float32)
+    with pytest.raises(ModelError, match="the table has 10 rows but the tokenizer has 400 ids"):
+        open_model(build_model_dir(tmp_path / "m", after=small))
+
+
+def test_bad_config(tmp_path: Path) -> None:
+    model_dir = build_model_dir(tmp_path / "m")
+    (model_dir / "config.json").write_text('{"vocab_size": "many"}')
+    with pytest.raises(ModelError, match="config.json: not a valid config"):
+        open_model(model_dir)
