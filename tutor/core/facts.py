@@ -68,7 +68,10 @@ def _parse(path: Path, items: list[object]) -> list[Fact]:
             facts.append(Fact.model_validate(item))
         except ValidationError as exc:
             where = item.get("key", f"#{index}") if isinstance(item, dict) else f"#{index}"
-            raise FactsError(f"{path}: fact {where}: {exc}") from exc
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'fact'}: {e['msg']}" for e in exc.errors()
+            )
+            raise FactsError(f"{path}: fact {where}: {problems}") from exc
     return facts
 
 

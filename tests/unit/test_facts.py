@@ -1,0 +1,149 @@
+"""The facts registry: two files, one namespace, values formatted the way prose shows them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tutor.core.facts import Fact, FactsError, format_value, load_facts
+
+MEASURED = [
+    {
+        "key": "corpus.once_share",
+        "value": 94.8,
+        "unit": "%",
+        "evidence": "measured",
+        "source": "tutor assets build",
+        "label_zh": "只出现一次的片段占比",
+        "label_en": "share of chunks seen once",
+    },
+    {
+        "key": "corpus.chunk_types",
+        "value": 70310,
+        "evidence": "measured",
+        "source": "tutor assets build",
+        "label_zh": "片段种类",
+        "label_en": "chunk types",
+    },
+]
+
+CITED_YAML = """\
+- key: qwen.vocab_size
+  value: 248320
+  evidence: cited
+  source: Qwen3.8 config.json
+  label_zh: Qwen3.8 词表大小
+  label_en: Qwen3.8 vocabulary size
+- key: qwen.example_ids
+  value: [115942, 96373, 99203]
+  unit: id
+  evidence: cited
+  source: Qwen3.8 tokenizer
+  label_zh: 例句的 ID
+  label_en: IDs of the example sentence
+- key: qwen.untied_head
+  value: true
+  evidence: cited
+  source: Qwen3.8 config.json
+  label_zh: 输出头不共享
+  label_en: untied output head
+- key: onehot.distance
+  value: "√2"
+  evidence: proof
+  source: "|e_i - e_j|² = 1 + 1"
+  label_zh: one-hot 距离
+  label_en: one-hot distance
+"""
+
+
+def write_assets(root: Path, measured: list[dict] | None = None, cited: str = CITED_YAML) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "facts.json").write_text(json.dumps(measured if measured is not None else MEASURED))
+    (root / "cited_facts.yaml").write_text(cited, encoding="utf-8")
+    return root
+
+
+def test_load_both_files(tmp_path: Path) -> None:
+    facts = load_facts(write_assets(tmp_path / "a"))
+    assert list(facts) == [
+        "corpus.once_share",
+        "corpus.chunk_types",
+        "qwen.vocab_size",
+        "qwen.example_ids",
+        "qwen.untied_head",
+        "onehot.distance",
+    ]
+    assert facts["qwen.vocab_size"].value == 248320
+    assert type(facts["qwen.vocab_size"].value) is int
+    assert type(facts["corpus.once_share"].value) is float
+    assert facts["qwen.untied_head"].value is True
+    assert facts["qwen.example_ids"].value == [115942, 96373, 99203]
+    assert facts["corpus.chunk_types"].unit == ""
+    assert facts["onehot.distance"].evidence == "proof"
+    assert load_facts(tmp_path / "a") is facts  # cached per folder
+
+
+def test_duplicate_key_names_both_files(tmp_path: Path) -> None:
+    root = write_assets(tmp_path / "a", measured=[{**MEASURED[0], "key": "qwen.vocab_size"}])
+    with pytest.raises(FactsError) as err:
+        load_facts(root)
+    message = str(err.value)
+    assert "cited_facts.yaml: fact 'qwen.vocab_size' is defined twice" in message
+    assert str(root / "facts.json") in message
+
+
+def test_missing_file_is_an_error(tmp_path: Path) -> None:
+    root = write_assets(tmp_path / "a")
+    (root / "facts.json").unlink()
+    with pytest.raises(FactsError, match="facts file not found"):
+        load_facts(root)
+
+
+def test_invalid_fact_names_its_key(tmp_path: Path) -> None:
+    root = write_assets(tmp_path / "a", measured=[{**MEASURED[0], "evidence": "hearsay"}])
+    with pytest.raises(FactsError) as err:
+        load_facts(root)
+    assert str(err.value).endswith(
+        "facts.json: fact corpus.once_share: evidence: Input should be 'proof', 'measured' "
+        "or 'cited'"
+    )
+
+
+def test_unparseable_or_wrong_shape(tmp_path: Path) -> None:
+    root = write_assets(tmp_path / "a", cited="key: [unclosed")
+    with pytest.raises(FactsError, match="cannot be parsed"):
+        load_facts(root)
+    root = write_assets(tmp_path / "b", cited="key: value\n")
+    with pytest.raises(FactsError, match="expected a list of facts, got dict"):
+        load_facts(root)
+
+
+def fact(value: object, unit: str = "") -> Fact:
+    return Fact(
+        key="k", value=value, unit=unit, evidence="proof", source="s", label_zh="z", label_en="e"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "lang", "shown"),
+    [
+        (248320, "", "zh", "248,320"),
+        (1114112, "", "en", "1,114,112"),
+        (94.8, "%", "zh", "94.8%"),
+        (42.0, "%", "zh", "42.0%"),
+        (100, "%", "en", "100%"),
+        (4.776, "", "zh", "4.776"),
+        (3688704, "parameters", "zh", "3,688,704"),
+        ([115942, 96373, 99203], "id", "zh", "115942、96373、99203"),
+        ([115942, 96373], "id", "en", "115942, 96373"),
+        ([1066112, 3688704], "", "zh", "1,066,112、3,688,704"),
+        (2003, "year", "en", "2003"),
+        (True, "", "zh", "是"),
+        (False, "", "en", "no"),
+        ("√2", "", "zh", "√2"),
+    ],
+)
+def test_format_value(value: object, unit: str, lang: str, shown: str) -> None:
+    assert format_value(fact(value, unit), lang) == shown
