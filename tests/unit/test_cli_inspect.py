@@ -1,0 +1,234 @@
+"""`tutor tokenize | neighbours | similarity | facts`: the JSON contract and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+import tutor.core.facts as facts_module
+from tests.unit.model_fixture import build_model_dir, byte_bpe_json
+from tests.unit.test_facts import write_assets
+from tutor.cli import main
+from tutor.core.model import open_model
+from tutor.core.similarity import nearest
+
+_HF = Tokenizer.from_str(byte_bpe_json())
+
+
+def tid(word: str) -> int:
+    (only,) = _HF.encode(word).ids
+    return only
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal((400, 8), dtype=np.float32)
+    table[tid("狗")] = 2 * table[tid("猫")]  # same direction: cosine 1
+    return build_model_dir(tmp_path_factory.mktemp("m") / "model", after=table)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tokenize_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "tokenize", "猫 a", "--scheme", "codepoint", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "scheme": "codepoint",
+        "tokens": [
+            {"piece": "猫", "id": 0x732B, "start": 0, "end": 1},
+            {"piece": " ", "id": 32, "start": 1, "end": 2},
+            {"piece": "a", "id": 97, "start": 2, "end": 3},
+        ],
+    }
+
+
+def test_tokenize_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tokenize", "猫a", "--scheme", "codepoint")
+    assert code == 0
+    assert out.splitlines() == [
+        "codepoint: 2 tokens",
+        "#  id     span  piece",
+        "0  29483  0:1   '猫'",
+        "1  97     1:2   'a'",
+    ]
+
+
+def test_text_too_long(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "tokenize", "x" * 100_001, "--scheme", "codepoint")
+    assert (code, out) == (2, "")
+    assert err == "tutor: error: text is 100,001 characters long; the limit is 100,000\n"
+
+
+def test_neighbours_onehot_json_shows_the_tie(
+    capsys: pytest.CaptureFixture[str], model_dir: Path
+) -> None:
+    argv = ("--model", str(model_dir), "neighbours", "猫", "--scheme", "onehot", "--k", "3")
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "token": "猫",
+        "id": tid("猫"),
+        "scheme": "onehot",
+        "tie_count": 399,
+        "neighbours": [
+            {"token": piece, "id": i, "score": math.sqrt(2), "rank": 1}
+            for i, piece in [(0, "<|endoftext|>"), (1, "!"), (2, '"')]
+        ],
+    }
+    code, out, _ = run(capsys, *argv)
+    assert out.splitlines()[-1] == "399 tokens share the last score shown"
+
+
+def test_neighbours_after_json_matches_the_core(
+    capsys: pytest.CaptureFixture[str], model_dir: Path
+) -> None:
+    code, out, _ = run(capsys, "--model", str(model_dir), "neighbours", "猫", "--json")
+    data = json.loads(out)
+    expected = nearest(open_model(model_dir), "猫", "after", k=5)
+    assert code == 0 and data["scheme"] == "after" and data["tie_count"] == 1
+    assert data["neighbours"] == [
+        {"token": n.piece, "id": n.id, "score": n.score, "rank": n.rank}
+        for n in expected.neighbours
+    ]
+    assert data["neighbours"][0]["token"] == "狗"
+    assert data["neighbours"][0]["score"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_neighbours_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
+    code, out, _ = run(
+        capsys, "--model", str(model_dir), "neighbours", "猫", "--scheme", "id", "--k", "2"
+    )
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == f"'猫' (id {tid('猫')}) by id: |id difference|, smaller is nearer"
+    assert lines[1].split() == ["rank", "id", "score", "token"]
+    assert [line.split()[:3] for line in lines[2:4]] == [
+        ["1", str(tid("猫") - 1), "1"],
+        ["1", str(tid("猫") + 1), "1"],
+    ]
+    assert lines[4] == "2 tokens share the last score shown"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["neighbours", "汽车猫"],
+            "'汽车猫' is not one token in byte-bpe-zh: it splits into '汽车' + '猫'",
+        ),
+        (
+            ["similarity", "猫", "鼹"],
+            "'鼹' is not one token in byte-bpe-zh: it splits into '<E9>' + '<BC>' + '<B9>'",
+        ),
+        (["neighbours", "猫", "--k", "0"], "k must be at least 1, got 0"),
+    ],
+)
+def test_token_errors(
+    capsys: pytest.CaptureFixture[str], model_dir: Path, argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, "--model", str(model_dir), *argv)
+    assert (code, out, err) == (2, "", f"tutor: error: {message}\n")
+
+
+def test_missing_model_dir(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "--model", str(tmp_path / "nope"), "neighbours", "猫")
+    assert code == 2
+    assert err == f"tutor: error: model directory not found: {tmp_path / 'nope'}\n"
+
+
+def test_missing_before_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bare = build_model_dir(tmp_path / "bare", with_before=False)
+    code, _, err = run(capsys, "--model", str(bare), "similarity", "猫", "狗", "--stage", "before")
+    assert code == 2 and err.startswith("tutor: error: ") and err.count("\n") == 1
+    assert "only the 'after' stage is available" in err
+
+
+def test_similarity_json(capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
+    code, out, _ = run(
+        capsys, "--model", str(model_dir), "similarity", "猫", "狗", "汽车", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["tokens"] == ["猫", "狗", "汽车"]
+    matrix = np.array(data["matrix"])
+    assert matrix.shape == (3, 3)
+    np.testing.assert_allclose(np.diag(matrix), 1.0)
+    np.testing.assert_allclose(matrix, matrix.T)
+    assert matrix[0, 1] == pytest.approx(1.0)
+
+
+def test_similarity_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
+    code, out, _ = run(capsys, "--model", str(model_dir), "similarity", "猫", "狗")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "cosine similarity, table after training"
+    assert lines[1].split() == ["猫", "狗"]
+    assert lines[2].split() == ["猫", "1.000", "1.000"]
+
+
+@pytest.fixture
+def shipped_facts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Point the default assets folder at real facts files written for the test."""
+    root = write_assets(tmp_path / "assets")
+    monkeypatch.setattr(facts_module, "assets_dir", lambda: root)
+    return root
+
+
+def test_facts_json(capsys: pytest.CaptureFixture[str], shipped_facts: Path) -> None:
+    code, out, _ = run(capsys, "facts", "--key", "qwen.vocab_size", "--json")
+    assert code == 0
+    assert json.loads(out) == [
+        {
+            "key": "qwen.vocab_size",
+            "value": 248320,
+            "unit": "",
+            "evidence": "cited",
+            "source": "Qwen3.8 config.json",
+        }
+    ]
+    code, out, _ = run(capsys, "facts", "--json")
+    assert [f["key"] for f in json.loads(out)][:2] == ["corpus.once_share", "corpus.chunk_types"]
+
+
+def test_facts_table(capsys: pytest.CaptureFixture[str], shipped_facts: Path) -> None:
+    code, out, _ = run(capsys, "--lang", "en", "facts")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["key", "value", "unit", "evidence", "source"]
+    assert lines[1].split() == [
+        "corpus.once_share",
+        "94.8%",
+        "%",
+        "measured",
+        "tutor",
+        "assets",
+        "build",
+    ]
+    assert "115942, 96373, 99203" in out
+
+
+def test_unknown_fact(capsys: pytest.CaptureFixture[str], shipped_facts: Path) -> None:
+    code, _, err = run(capsys, "facts", "--key", "nope")
+    assert (code, err) == (2, "tutor: error: no fact 'nope'; `tutor facts` lists them all\n")
+
+
+def test_real_process_exit_code_and_stderr(model_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tutor", "--model", str(model_dir), "neighbours", "汽车猫"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "tutor: error: '汽车猫' is not one token in byte-bpe-zh: it splits into '汽车' + '猫'\n"
+    )
