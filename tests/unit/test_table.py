@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from safetensors.numpy import save_file
 
-import tutor.core.table as table_module
 from tutor.core.table import EmbeddingTable, TableError, one_hot
 
 # Finite float32 values; subnormals are left out because BLAS kernels may flush them to
@@ -136,14 +135,16 @@ def test_bfloat16_tables_become_float32(tmp_path: Path) -> None:
     assert np.array_equal(EmbeddingTable.from_safetensors(path).weights, values)
 
 
-def test_row_norms_and_dot_stream_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(table_module, "CHUNK_ROWS", 7)  # several chunks plus a remainder
+def test_row_norms_and_dot_read_the_mapped_table(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     weights = rng.standard_normal((50, 5), dtype=np.float32)
-    table = EmbeddingTable(weights)
+    save_file({"embed_tokens.weight": weights}, tmp_path / "m.safetensors")
+    table = EmbeddingTable.from_safetensors(tmp_path / "m.safetensors")
     query = rng.standard_normal(5, dtype=np.float32)
     np.testing.assert_allclose(table.row_norms, np.linalg.norm(weights, axis=1), rtol=1e-6)
     assert table.row_norms is table.row_norms  # computed once per table
-    np.testing.assert_allclose(table.dot(query), weights @ query, rtol=1e-5, atol=1e-6)
+    scores = table.dot(query)
+    assert type(scores) is np.ndarray and scores.dtype == np.float32
+    np.testing.assert_allclose(scores, weights @ query, rtol=1e-5, atol=1e-6)
     with pytest.raises(TableError, match=r"query must have shape \(5,\)"):
         table.dot(np.ones(4, np.float32))

@@ -2,7 +2,7 @@
 
 Read straight from safetensors files without torch. float32 tensors are memory-mapped, so
 opening a 248,320 x 256 table costs nothing until rows are read, and queries that scan
-the whole table (nearest neighbours) stream it in chunks instead of copying it.
+the whole table (nearest neighbours) read the mapped rows in place instead of copying them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ EMBEDDING_KEYS = (
     "wte.weight",
     "transformer.wte.weight",
 )
-CHUNK_ROWS = 16_384  # rows per chunk when scanning a table: bounded temporaries
 
 _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "BF16": "<u2"}
 
@@ -162,22 +161,17 @@ class EmbeddingTable:
 
     @cached_property
     def row_norms(self) -> np.ndarray:
-        """(V,) Euclidean norm of every row; computed once per table, chunk by chunk."""
-        dense = self._dense
-        norms = np.empty(self.vocab_size, dtype=np.float32)
-        for start in range(0, self.vocab_size, CHUNK_ROWS):
-            chunk = dense[start : start + CHUNK_ROWS]
-            norms[start : start + len(chunk)] = np.einsum("ij,ij->i", chunk, chunk)
-        return np.sqrt(norms, out=norms)
+        """(V,) Euclidean norm of every row, computed once per table; einsum makes no V x d copy."""
+        squares = np.einsum("ij,ij->i", self._dense, self._dense)
+        return np.sqrt(squares, out=squares)
 
     def dot(self, query: np.ndarray) -> np.ndarray:
-        """(V,) W @ query, one matrix-vector product per chunk, never copying W."""
+        """(V,) W @ query as one BLAS matrix-vector product straight over the mapped rows.
+
+        No copy of W is made. Splitting the product into chunks was measured slower here
+        (each BLAS call pays a thread wake-up, ~8 ms on a busy 2-core machine).
+        """
         query = np.asarray(query, dtype=np.float32)
         if query.shape != (self.dim,):
             raise TableError(f"query must have shape ({self.dim},), got {query.shape}")
-        dense = self._dense
-        out = np.empty(self.vocab_size, dtype=np.float32)
-        for start in range(0, self.vocab_size, CHUNK_ROWS):
-            chunk = dense[start : start + CHUNK_ROWS]
-            np.matmul(chunk, query, out=out[start : start + len(chunk)])
-        return out
+        return self._dense @ query
