@@ -232,3 +232,17 @@ def test_real_process_exit_code_and_stderr(model_dir: Path) -> None:
     assert done.stderr == (
         "tutor: error: '汽车猫' is not one token in byte-bpe-zh: it splits into '汽车' + '猫'\n"
     )
+
+
+def test_invalid_utf8_argument_is_a_one_line_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tutor", "tokenize", b"a\xff", "--scheme", "codepoint"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "tutor: error: text is not valid Unicode: lone surrogate U+DCFF at character 1 "
+        "(was the input valid UTF-8?)\n"
+    )

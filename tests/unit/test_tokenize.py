@@ -103,6 +103,32 @@ def test_codepoint_is_one_token_per_character(text: str) -> None:
     assert scheme.decode([t.id for t in tokens]) == text
 
 
+@settings(deadline=None)
+@given(text=st.text(st.characters(exclude_categories=())))
+def test_any_python_string_gives_tokens_or_a_clear_error(
+    byte_scheme: Scheme, char_scheme: Scheme, text: str
+) -> None:
+    # Surrogates included: invalid UTF-8 on a command line arrives as lone surrogates.
+    has_surrogate = any("\ud800" <= ch <= "\udfff" for ch in text)
+    for scheme in (get_scheme("codepoint"), byte_scheme, char_scheme):
+        try:
+            tokens = scheme.encode(text)
+        except TokenizeError as err:
+            assert has_surrogate and "lone surrogate" in str(err)
+        else:
+            assert not has_surrogate
+            assert (tokens[-1].end if tokens else 0) == len(text)
+
+
+def test_lone_surrogate_message() -> None:
+    with pytest.raises(TokenizeError) as err:
+        get_scheme("codepoint").encode("ab\udcff")
+    assert str(err.value) == (
+        "text is not valid Unicode: lone surrogate U+DCFF at character 2 "
+        "(was the input valid UTF-8?)"
+    )
+
+
 def test_chinese_character_split_into_bytes_shares_one_span(byte_scheme: Scheme) -> None:
     # 鼹 never occurs in the training text: its three UTF-8 bytes are three tokens.
     tokens = byte_scheme.encode("猫鼹")

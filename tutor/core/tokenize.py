@@ -28,6 +28,7 @@ CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has a
 _MAX_PIECES_IN_MESSAGE = 12
 _HEX_RUN = re.compile(r"<([0-9A-F]{2}(?: [0-9A-F]{2})*)>")
 _ESCAPED_RUN = re.compile("[\udc80-\udcff]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +45,18 @@ class TokenizeError(ValueError):
     """A tokenization request that cannot be answered; the message is shown to humans."""
 
 
-def _check_length(text: str) -> None:
+def _check_text(text: str) -> None:
+    """Refuse what no scheme can answer: over-long text, and lone surrogates (what Python
+    makes of invalid UTF-8 on a command line), which are not Unicode text at all."""
     if len(text) > MAX_TEXT_CHARS:
         raise TokenizeError(
             f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}"
+        )
+    bad = _SURROGATE.search(text)
+    if bad:
+        raise TokenizeError(
+            f"text is not valid Unicode: lone surrogate U+{ord(bad[0]):04X} at character "
+            f"{bad.start()} (was the input valid UTF-8?)"
         )
 
 
@@ -116,7 +125,7 @@ class CodepointScheme(Scheme):
         self.special_ids = frozenset()
 
     def encode(self, text: str) -> list[Token]:
-        _check_length(text)
+        _check_text(text)
         return [Token(ch, ord(ch), i, i + 1) for i, ch in enumerate(text)]
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -206,7 +215,7 @@ class TokenizerScheme(Scheme):
             self.special_ids |= {unk_id}
 
     def encode(self, text: str) -> list[Token]:
-        _check_length(text)
+        _check_text(text)
         enc = self._tok.encode(text, add_special_tokens=False)
         return [
             Token(self.id_to_piece(id), id, start, end)
