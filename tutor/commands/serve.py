@@ -1,0 +1,137 @@
+"""`tutor serve`: learners connect with ssh and each get their own tutor session."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.serve.server import ServeConfig
+
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def _app_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The global options the admin gave, passed on to every learner's tutor."""
+    out: list[str] = []
+    for flag, value in (("--model", args.model), ("--content", args.content)):
+        if value is not None:
+            out += [flag, str(Path(value).resolve())]
+    if args.lang is not None:
+        out += ["--lang", args.lang]
+    return tuple(out)
+
+
+def _connect_host(host: str) -> str:
+    return socket.gethostname() if host in ("", "0.0.0.0", "::") else host
+
+
+def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) -> str:
+    host = _connect_host(config.host)
+    if config.open:
+        who = "any SSH key (its fingerprint is the learner id); without a key, as a guest"
+    else:
+        who = f"only the {key_count} keys listed in {config.authorized_keys}"
+    reach = (
+        "this machine only (loopback); use --host 0.0.0.0 to accept other machines"
+        if config.host in _LOOPBACK
+        else f"address {config.host}"
+    )
+    return "\n".join(
+        [
+            f"tutor serve: listening on {config.host} port {port}, {reach}",
+            f"host key fingerprint: {fingerprint}",
+            f"learners connect with: ssh -p {port} {host}",
+            f"who may connect: {who}",
+            f"data: {config.data_dir}",
+            "stop with Ctrl-C",
+        ]
+    )
+
+
+async def _serve(config: ServeConfig) -> int:
+    from tutor.serve.server import TutorServer
+
+    server = TutorServer(config)
+    try:
+        await server.start()
+    except OSError as exc:
+        print(
+            f"tutor serve: cannot listen on {config.host} port {config.port}: {exc}",
+            file=sys.stderr,
+        )
+        return 1
+    print(_banner(config, server.port, server.fingerprint, server.policy.key_count), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    print("tutor serve: stopping; ending every session", file=sys.stderr, flush=True)
+    await server.stop()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.serve.hostkey import HostKeyError
+    from tutor.serve.server import ServeConfig
+    from tutor.tui.store import default_data_dir
+
+    if args.open and args.authorized_keys is not None:
+        print(
+            "tutor serve: --open and --authorized-keys exclude each other: --open lets "
+            "every key in",
+            file=sys.stderr,
+        )
+        return 2
+    if not args.open and args.authorized_keys is None:
+        print(
+            "tutor serve: say who may connect: --authorized-keys FILE (only the keys "
+            "listed there) or --open (any key, and guests without one)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.authorized_keys is not None and not args.authorized_keys.is_file():
+        print(f"tutor serve: {args.authorized_keys}: no such file", file=sys.stderr)
+        return 2
+    for name in ("max_sessions", "max_sessions_per_key", "burst"):
+        if getattr(args, name) < 1:
+            print(f"tutor serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
+    for name in ("idle_timeout", "max_session_length", "login_timeout", "rate"):
+        if getattr(args, name) <= 0:
+            print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
+            return 2
+    config = ServeConfig(
+        data_dir=(args.data_dir or default_data_dir()).expanduser().resolve(),
+        host=args.host,
+        port=args.port,
+        authorized_keys=args.authorized_keys,
+        open=args.open,
+        max_sessions=args.max_sessions,
+        max_sessions_per_key=args.max_sessions_per_key,
+        idle_timeout=args.idle_timeout,
+        max_session_length=args.max_session_length,
+        login_timeout=args.login_timeout,
+        rate=args.rate,
+        burst=args.burst,
+        app_args=_app_args(args),
+    )
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr
+    )
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    try:
+        return asyncio.run(_serve(config))
+    except HostKeyError as exc:
+        print(f"tutor serve: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"tutor serve: {exc}", file=sys.stderr)
+        return 1

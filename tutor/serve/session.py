@@ -1,0 +1,473 @@
+"""One SSH session = one child `tutor` process on its own pseudo-terminal.
+
+Textual's driver owns the process's terminal, so sessions cannot share a process: each
+learner gets a child whose controlling terminal is a fresh pty, and this module copies
+bytes between that pty and the SSH channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+from tutor.serve.identity import Identity
+
+if TYPE_CHECKING:
+    from tutor.serve.server import TutorServer
+
+# Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
+# 1006/1015/1016 encodings), focus events, bracketed paste, in-band resize, the kitty
+# keyboard flags (popped inside the alternate screen, whose flag stack is separate, so a
+# clean exit that already popped never pops the learner's shell's flags), the alternate
+# screen itself, then cursor, autowrap and attributes.
+RESET_SEQUENCE = (
+    b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1016l"
+    b"\x1b[?1004l\x1b[?2004l\x1b[?2048l"
+    b"\x1b[?1049h\x1b[<u\x1b[?1049l"
+    b"\x1b[?25h\x1b[?7h\x1b[0m"
+)
+
+MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
+DEFAULT_TERM = "xterm-256color"
+_SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+# Sent by the client (OpenSSH: -o SetEnv=NAME=value) and passed on because they only
+# change how the app draws.
+_CLIENT_COLOUR_VARS = {"COLORTERM": {"truecolor", "24bit"}, "NO_COLOR": None}
+_TERM_GRACE_SECONDS = 3.0
+_MAX_COLS, _MAX_ROWS = 1000, 500
+
+
+def fit_size(cols: int, rows: int) -> tuple[int, int]:
+    """A usable size: clients may send 0 (unknown) or absurd values."""
+    cols = cols if cols > 0 else 80
+    rows = rows if rows > 0 else 24
+    return min(cols, _MAX_COLS), min(rows, _MAX_ROWS)
+
+
+def child_environment(
+    term: str | None, client_env: Mapping[str, str], data_dir: Path, identity: Identity
+) -> dict[str, str]:
+    """The child's whole environment: nothing leaks in from the server's own.
+
+    TERM comes from the client (sanitised, since it is client-controlled). OpenSSH never
+    sends COLORTERM unless asked to, so a `*-direct` TERM also counts as truecolor.
+    """
+    term = term if term and _SAFE_TERM.fullmatch(term) else DEFAULT_TERM
+    package_parent = Path(__file__).resolve().parents[2]
+    env = {
+        "TERM": term,
+        "LANG": "C.UTF-8",
+        "PATH": MINIMAL_PATH,
+        "TUTOR_DATA_DIR": str(data_dir),
+        "TUTOR_LEARNER": identity.learner_id,
+        # the child imports the very tutor package the server runs
+        "PYTHONPATH": str(package_parent),
+        # many learners share the cores: one numeric thread per session
+        "OMP_NUM_THREADS": "1",
+    }
+    for name, allowed in _CLIENT_COLOUR_VARS.items():
+        value = client_env.get(name)
+        if value is not None and (allowed is None or value in allowed):
+            env[name] = value
+    if "COLORTERM" not in env and term.endswith("-direct"):
+        env["COLORTERM"] = "truecolor"
+    if identity.guest:
+        env["TUTOR_GUEST"] = "1"
+    return env
+
+
+def exit_status(code: int) -> int:
+    """A shell-style exit status: 128 + signal number for a child killed by a signal."""
+    return 128 - code if code < 0 else code
+
+
+class ChildTerminal:
+    """A child process whose controlling terminal is a new pty, and the pty's master end.
+
+    posix_spawn with setsid opens the pty slave as the new session leader, which makes it
+    the controlling terminal, so window-size changes on the master raise SIGWINCH in the
+    app. The child is reaped through a pidfd, without a SIGCHLD handler.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        size: tuple[int, int],
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[int], None],
+    ) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self._pending = bytearray()
+        self._reading = False
+        self.returncode: int | None = None
+        self.exited: asyncio.Future[int] = self._loop.create_future()
+        self.master, slave = os.openpty()
+        try:
+            termios.tcsetwinsize(self.master, (size[1], size[0]))
+            signals = {signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM}
+            self.pid = os.posix_spawn(
+                argv[0],
+                list(argv),
+                dict(env),
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
+                    (os.POSIX_SPAWN_DUP2, 0, 1),
+                    (os.POSIX_SPAWN_DUP2, 0, 2),
+                ],
+                setsid=True,
+                setsigdef=signals,
+                setsigmask=set(),
+            )
+        except BaseException:
+            os.close(self.master)
+            raise
+        finally:
+            os.close(slave)
+        os.set_blocking(self.master, False)
+        self._pidfd = os.pidfd_open(self.pid)
+        self._loop.add_reader(self._pidfd, self._reap)
+        self.resume_output()
+
+    @property
+    def running(self) -> bool:
+        return self.returncode is None
+
+    def resize(self, cols: int, rows: int) -> None:
+        if self.running:
+            termios.tcsetwinsize(self.master, (rows, cols))
+
+    def write(self, data: bytes) -> None:
+        """Queue the learner's input; a busy child never blocks the server."""
+        if not self.running:
+            return
+        self._pending += data
+        self._flush()
+
+    def _flush(self) -> None:
+        try:
+            while self._pending:
+                written = os.write(self.master, self._pending)
+                del self._pending[:written]
+        except BlockingIOError:
+            self._loop.add_writer(self.master, self._flush)
+            return
+        except OSError:
+            self._pending.clear()
+        self._loop.remove_writer(self.master)
+
+    def pause_output(self) -> None:
+        if self._reading:
+            self._loop.remove_reader(self.master)
+            self._reading = False
+
+    def resume_output(self) -> None:
+        if not self._reading and self.running:
+            self._loop.add_reader(self.master, self._read)
+            self._reading = True
+
+    def _read(self) -> None:
+        try:
+            data = os.read(self.master, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EIO:  # EIO: every slave fd is closed
+                raise
+            data = b""
+        if data:
+            self._on_output(data)
+        else:
+            self.pause_output()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self._on_output(data)
+
+    def _reap(self) -> None:
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid == 0:
+            return
+        self._loop.remove_reader(self._pidfd)
+        os.close(self._pidfd)
+        self.pause_output()
+        self._loop.remove_writer(self.master)
+        self._drain()
+        os.close(self.master)
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self.exited.set_result(self.returncode)
+        self._on_exit(self.returncode)
+
+    async def terminate(self) -> int:
+        """Hang up on the child as a closing terminal would, then kill it if it lingers."""
+        if self.running:
+            self._signal(signal.SIGHUP)
+            try:
+                await asyncio.wait_for(asyncio.shield(self.exited), _TERM_GRACE_SECONDS)
+            except TimeoutError:
+                self._signal(signal.SIGKILL)
+        return await self.exited
+
+    def _signal(self, signum: int) -> None:
+        # the child leads its own session and process group; anything it started goes too
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signum)
+
+
+def format_duration(seconds: float) -> str:
+    if seconds >= 3600 and seconds % 3600 == 0:
+        hours = int(seconds // 3600)
+        return f"{hours} hour" + ("s" if hours != 1 else "")
+    if seconds >= 60:
+        minutes = round(seconds / 60)
+        return f"{minutes} minute" + ("s" if minutes != 1 else "")
+    whole = max(1, round(seconds))
+    return f"{whole} second" + ("s" if whole != 1 else "")
+
+
+class TutorSession(asyncssh.SSHServerSession[bytes]):
+    """Bridges one SSH session channel to one child tutor on its pty.
+
+    Only an interactive shell with a PTY is accepted; exec and subsystem requests are
+    refused, so an SSH login can never run anything but the tutor.
+    """
+
+    def __init__(self, server: TutorServer, identity: Identity, ip: str, client: str) -> None:
+        self._server = server
+        self.identity = identity
+        self.ip = ip
+        self._client = client
+        self._loop = asyncio.get_running_loop()
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self._channel_open = False
+        self._term: str | None = None
+        self._size = (80, 24)
+        self._child: ChildTerminal | None = None
+        self._guest_dir: Path | None = None
+        self._started = 0.0
+        self._last_input = 0.0
+        self._timers: list[asyncio.TimerHandle] = []
+        self._ended = False
+
+    @property
+    def child(self) -> ChildTerminal | None:
+        return self._child
+
+    # -- asyncssh callbacks --------------------------------------------------------------
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+        self._chan = chan
+        self._channel_open = True
+
+    def pty_requested(
+        self, term_type: str, term_size: tuple[int, int, int, int], term_modes: object
+    ) -> bool:
+        self._term = term_type
+        self._size = fit_size(term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        return False
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        assert self._chan is not None
+        if self._term is None:
+            host, port = self._chan.get_extra_info("sockname")[:2]
+            self._chan.write_stderr(
+                f"tutor needs a terminal: connect with `ssh -t -p {port} {host}` "
+                "and no command\n".encode()
+            )
+            self._refuse("no-pty")
+            return
+        refusal = self._server.caps.acquire(self.identity)
+        if refusal is not None:
+            self._write_line(refusal.message)
+            self._refuse(refusal.reason)
+            return
+        try:
+            self._spawn()
+        except OSError as exc:
+            self._server.caps.release(self.identity)
+            self._server.log.error("session cannot start the tutor: %s", exc)
+            self._write_line("The tutor could not start here; please tell the teacher.")
+            self._refuse("spawn-failed")
+            return
+        self._server.sessions.add(self)
+        self._started = self._last_input = time.monotonic()
+        self._server.log.info(
+            "session start learner=%s ip=%s term=%s size=%dx%d client=%s",
+            self.identity.learner_id,
+            self.ip,
+            self._term,
+            *self._size,
+            self._client,
+        )
+        config = self._server.config
+        self._timers.append(self._loop.call_later(config.idle_timeout, self._check_idle))
+        self._timers.append(
+            self._loop.call_later(
+                config.max_session_length,
+                self.close,
+                "max-length",
+                f"Session closed: it reached the {format_duration(config.max_session_length)}"
+                " limit.",
+            )
+        )
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self._last_input = time.monotonic()
+        if self._child is not None:
+            self._child.write(data)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self._size = fit_size(width, height)
+        if self._child is not None:
+            self._child.resize(*self._size)
+
+    def eof_received(self) -> bool:
+        # keep sending: the idle timeout ends a session nobody types into
+        return True
+
+    def pause_writing(self) -> None:
+        if self._child is not None:
+            self._child.pause_output()
+
+    def resume_writing(self) -> None:
+        if self._child is not None:
+            self._child.resume_output()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._channel_open = False
+        self.close("disconnect")
+
+    # -- the child -----------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        assert self._chan is not None
+        config = self._server.config
+        data_dir = config.data_dir
+        if self.identity.guest:
+            guests = config.data_dir / "guests"
+            guests.mkdir(mode=0o700, exist_ok=True)
+            self._guest_dir = Path(tempfile.mkdtemp(prefix="guest-", dir=guests))
+            data_dir = self._guest_dir
+        argv = [
+            sys.executable,
+            "-P",
+            "-m",
+            "tutor",
+            *config.app_args,
+            "--learner",
+            self.identity.learner_id,
+        ]
+        env = child_environment(self._term, self._chan.get_environment(), data_dir, self.identity)
+        try:
+            self._child = ChildTerminal(argv, env, self._size, self._send, self._child_exited)
+        except OSError:
+            self._remove_guest_dir()
+            raise
+        self._server.children[self._child.pid] = self._child
+
+    def _send(self, data: bytes) -> None:
+        if self._channel_open and self._chan is not None:
+            self._chan.write(data)
+
+    def _child_exited(self, code: int) -> None:
+        assert self._child is not None
+        self._server.children.pop(self._child.pid, None)
+        self.close("quit" if code == 0 else "app-exit")
+
+    def _check_idle(self) -> None:
+        idle = self._server.config.idle_timeout
+        due = self._last_input + idle
+        if time.monotonic() + 0.01 >= due:
+            self.close("idle", f"Session closed after {format_duration(idle)} without input.")
+        else:
+            self._timers.append(self._loop.call_later(due - time.monotonic(), self._check_idle))
+
+    # -- ending --------------------------------------------------------------------------
+
+    def _write_line(self, text: str) -> None:
+        self._send(b"\r\n" + text.encode() + b"\r\n")
+
+    def _refuse(self, reason: str) -> None:
+        assert self._chan is not None
+        self._server.log.info(
+            "session refused learner=%s ip=%s reason=%s", self.identity.learner_id, self.ip, reason
+        )
+        self._ended = True
+        self._chan.exit(1)
+
+    def close(self, reason: str, message: str | None = None) -> None:
+        """End the session once, whichever limit or event asks first."""
+        if self._ended:
+            return
+        self._ended = True
+        task = self._loop.create_task(self._finish(reason, message))
+        self._server.closing.add(task)
+        task.add_done_callback(self._server.closing.discard)
+
+    async def _finish(self, reason: str, message: str | None) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        status = 1
+        if self._child is not None:
+            code = await self._child.terminate()
+            self._server.children.pop(self._child.pid, None)
+            if reason in ("quit", "app-exit"):
+                status = exit_status(code)
+            self._remove_guest_dir()
+            self._server.caps.release(self.identity)
+            self._server.sessions.discard(self)
+            self._server.log.info(
+                "session end learner=%s ip=%s size=%dx%d duration=%.1fs reason=%s status=%d",
+                self.identity.learner_id,
+                self.ip,
+                *self._size,
+                time.monotonic() - self._started,
+                reason,
+                status,
+            )
+        if self._channel_open and self._chan is not None:
+            self._chan.write(RESET_SEQUENCE)
+            if message is not None:
+                kept = (
+                    "Guest progress is not kept."
+                    if self.identity.guest
+                    else "Your progress is saved; connect again to continue."
+                )
+                self._write_line(f"{message} {kept}")
+            self._chan.exit(status)
+
+    def _remove_guest_dir(self) -> None:
+        if self._guest_dir is not None:
+            shutil.rmtree(self._guest_dir, ignore_errors=True)
+            self._guest_dir = None
