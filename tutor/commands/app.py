@@ -1,4 +1,4 @@
-"""`tutor` and `tutor lesson`: open the lesson app."""
+"""`tutor` and `tutor lesson ID [--page N]`: open the lesson app."""
 
 from __future__ import annotations
 
@@ -6,22 +6,21 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from textual.app import App, ComposeResult
-    from textual.widgets import Footer, Header, Static
+    import os
 
     from tutor.core.paths import content_dir
+    from tutor.tui.app import TutorApp
+    from tutor.tui.store import default_data_dir, default_learner, guest_requested
 
-    root = args.content or content_dir()
-    lessons = sorted(p.name for p in root.iterdir() if (p / "lesson.md").is_file())
-
-    class LessonList(App):
-        TITLE = "Embedding tutor"
-        BINDINGS = [("q", "quit", "Quit")]
-
-        def compose(self) -> ComposeResult:
-            yield Header()
-            yield Static("Lessons:\n" + "\n".join(f"  - {name}" for name in lessons))
-            yield Footer()
-
-    LessonList().run()
+    app = TutorApp(
+        content_root=args.content or content_dir(),
+        model_dir=args.model,
+        lang=args.lang or "zh",
+        learner=args.learner or os.environ.get("TUTOR_LEARNER") or default_learner(),
+        data_dir=default_data_dir(),
+        guest=guest_requested(),
+        start_lesson=getattr(args, "lesson_id", None),
+        start_page=getattr(args, "page", None),
+    )
+    app.run()
     return 0

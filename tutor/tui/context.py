@@ -1,0 +1,97 @@
+"""What every screen and widget shares: language, model, facts, the progress store.
+
+Widgets reach it through `tutor_context(self)` instead of importing the app, so a widget
+module depends only on this file and the core, never on the screens around it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, cast
+
+from tutor.tui.i18n import Lang, t
+from tutor.tui.store import ProgressStore
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+    from tutor.core.facts import Fact
+    from tutor.core.model import ProjectModel
+
+FACT_REF = re.compile(r"\{\{\s*fact:([A-Za-z0-9_.\-]+)\s*\}\}")
+
+
+class ModelAccess:
+    """Opens the model once, on the first worker that needs it; later callers share it.
+
+    Called from worker threads only: opening memory-maps the tables and loads the
+    tokenizer, which must never block the screen.
+    """
+
+    def __init__(self, model_dir: Path | None) -> None:
+        self.model_dir = model_dir
+        self._lock = threading.Lock()
+        self._model: ProjectModel | None = None
+
+    def get(self) -> ProjectModel:
+        with self._lock:
+            if self._model is None:
+                from tutor.core.model import open_model
+
+                self._model = open_model(self.model_dir)
+            return self._model
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+
+@dataclass
+class TutorContext:
+    lang: Lang
+    store: ProgressStore
+    model_dir: Path | None = None
+    models: ModelAccess = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.models = ModelAccess(self.model_dir)
+
+    def t(self, key: str, **values: object) -> str:
+        return t(key, self.lang, **values)
+
+    @cached_property
+    def facts(self) -> dict[str, Fact]:
+        from tutor.core.facts import load_facts
+
+        return load_facts()
+
+    def fact_text(self, key: str) -> str:
+        """A fact's value as the lesson prints it; an unknown key says so instead of crashing."""
+        from tutor.core.facts import format_value
+
+        fact = self.facts.get(key)
+        if fact is None:
+            return self.t("fact.unknown", key=key)
+        return format_value(fact, self.lang)
+
+    def fill_facts(self, text: str) -> str:
+        """Prose with every {{fact:key}} replaced by its value."""
+        return FACT_REF.sub(lambda match: self.fact_text(match.group(1)), text)
+
+
+class _HasContext(Protocol):
+    ctx: TutorContext
+
+
+def tutor_context(node: DOMNode) -> TutorContext:
+    """The running TutorApp's context, from any widget or screen."""
+    return cast("_HasContext", node.app).ctx
+
+
+def fact_keys(text: str) -> list[str]:
+    """Fact keys in order of first appearance."""
+    return list(dict.fromkeys(FACT_REF.findall(text)))

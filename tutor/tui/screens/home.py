@@ -1,0 +1,122 @@
+"""The lesson list: each lesson's state, and the way back to where the learner stopped."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tutor.content.models import Lesson
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from tutor.tui.app import LessonState, TutorApp
+
+
+class HomeScreen(Screen[None]):
+    help_key = "help.home"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "resume", "key.resume"),
+        Binding("enter", "open", "key.open", show=True, key_display="enter"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.where_lines: list[str] = []
+
+    @property
+    def tutor_app(self) -> TutorApp:
+        return cast("TutorApp", self.app)
+
+    def help_title(self) -> str:
+        return tutor_context(self).t("home.heading")
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
+        with VerticalScroll(id="body"):
+            yield Static(id="where")
+            yield Static(Content.styled(ctx.t("home.heading"), "bold underline"))
+            yield OptionList(id="lessons")
+            yield Static(Content.styled(ctx.t("home.hint"), "dim"), id="hint")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.refresh_lessons()
+        self.query_one("#lessons", OptionList).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_lessons()
+
+    def _state_text(self, state: LessonState) -> str:
+        ctx = tutor_context(self)
+        if state.locked_by:
+            return ctx.t("home.state.locked", needs="、".join(state.locked_by))
+        if state.done:
+            return ctx.t("home.state.done")
+        if state.seen:
+            return ctx.t("home.state.in_progress", seen=state.seen, total=state.total)
+        return ctx.t("home.state.not_started")
+
+    def _option(self, lesson: Lesson) -> Option:
+        ctx = tutor_context(self)
+        state = self.tutor_app.lesson_state(lesson)
+        mark = "🔒" if state.locked_by else ("✓" if state.done else "•")
+        prompt = Content.assemble(
+            (f"{mark} {lesson.card.title}", "bold"),
+            f"  [{self._state_text(state)}]\n",
+            (f"   {ctx.t('home.question', question=lesson.card.question)}", "dim"),
+        )
+        return Option(prompt, id=lesson.id)
+
+    def refresh_lessons(self) -> None:
+        ctx = tutor_context(self)
+        options = self.query_one("#lessons", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([self._option(lesson) for lesson in self.tutor_app.lessons])
+        if self.tutor_app.lessons:
+            options.highlighted = highlighted or 0
+        store = ctx.store
+        lines = [ctx.t("home.guest")] if store.guest else []
+        if not store.guest:
+            lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
+        position = store.last_position()
+        lesson = self.tutor_app.lesson_set.lesson(position.lesson) if position else None
+        if position and lesson:
+            lines.append(ctx.t("home.resume", lesson=lesson.card.title, page=position.page))
+        else:
+            lines.append(ctx.t("home.nothing"))
+        self.where_lines = lines
+        style = "bold $text-warning" if store.guest else ""
+        where = Content.assemble((lines[0], style), *(f"\n{line}" for line in lines[1:]))
+        self.query_one("#where", Static).update(where)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.tutor_app.open_lesson(event.option.id)
+
+    def action_open(self) -> None:
+        options = self.query_one("#lessons", OptionList)
+        if options.highlighted is not None:
+            option = options.get_option_at_index(options.highlighted)
+            if option.id is not None:
+                self.tutor_app.open_lesson(option.id)
+
+    def action_resume(self) -> None:
+        self.tutor_app.resume()
+
+    def plain_text(self) -> str:
+        lines = list(self.where_lines)
+        for lesson in self.tutor_app.lessons:
+            state = self._state_text(self.tutor_app.lesson_state(lesson))
+            lines.append(f"{lesson.card.title} ({lesson.id}): {state}")
+        return "\n".join(lines)

@@ -1,0 +1,175 @@
+"""What every lesson page shares: header, the body with widgets in place, keys, plain text.
+
+A page kind adds what its front matter holds (the lesson card, quiz questions, the
+summary form) through `compose_before_body` / `compose_after_body`; the body itself is
+always the markdown with each ```tutor <widget>``` block turned into its widget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+
+from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.tui.context import fact_keys, tutor_context
+from tutor.tui.widgets.analogy import AnalogyDemo
+from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.lookup import LookupDemo
+from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.path import RepresentationPath
+from tutor.tui.widgets.pipeline import PipelineStrip
+from tutor.tui.widgets.rows import RowsDemo
+from tutor.tui.widgets.token_strip import TokenStrip
+
+if TYPE_CHECKING:
+    from tutor.tui.app import TutorApp
+
+WIDGET_CLASSES: dict[str, Callable[..., Widget]] = {
+    "tokens": TokenStrip,
+    "neighbours": NeighboursPanel,
+    "lookup": LookupDemo,
+    "heatmap": Heatmap,
+    "pipeline": PipelineStrip,
+    "path": RepresentationPath,
+    "rows": RowsDemo,
+    "analogy": AnalogyDemo,
+}
+
+
+class Prose(Markdown):
+    """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source, open_links=False)
+
+    def plain_text(self) -> str:
+        return self.source
+
+
+def readings(widget: Widget) -> Iterator[str]:
+    """Plain text of the widgets under `widget`, in screen order.
+
+    A widget that reads itself out speaks for everything inside it.
+    """
+    for child in widget.children:
+        reader = getattr(child, "plain_text", None)
+        if callable(reader):
+            text = str(reader()).strip()
+            if text:
+                yield text
+        else:
+            yield from readings(child)
+
+
+class PageScreen(Screen[None]):
+    """Base of the per-kind screens; never shown itself."""
+
+    KIND: ClassVar[str] = ""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n,right", "next_page", "key.next", key_display="n/→"),
+        Binding("p,left", "previous_page", "key.prev", key_display="p/←"),
+        Binding("h,escape", "home", "key.home", key_display="h"),
+        Binding("r", "read", "key.read"),
+        Binding("question_mark", "help", "key.help", key_display="?"),
+    ]
+
+    def __init__(self, lesson: Lesson, page: Page) -> None:
+        super().__init__(name=f"{lesson.id}:{page.number}")
+        self.lesson = lesson
+        self.page = page
+
+    @property
+    def tutor_app(self) -> TutorApp:
+        return cast("TutorApp", self.app)
+
+    @property
+    def help_key(self) -> str:
+        return f"help.{self.KIND}"
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        counter = ctx.t("page.counter", n=self._position + 1, total=len(self.lesson.pages))
+        yield Static(
+            Content.assemble(
+                (self.lesson.card.title, "bold"),
+                " · ",
+                (ctx.t(f"kind.{self.KIND}"), "bold $text-accent"),
+                " · ",
+                counter,
+            ),
+            id="page-header",
+        )
+        with VerticalScroll(id="body"):
+            yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
+            yield from self.compose_before_body()
+            yield from self.compose_body()
+            yield from self.compose_after_body()
+        yield KeyBar()
+
+    @property
+    def _position(self) -> int:
+        return self.lesson.pages.index(self.page)
+
+    def compose_before_body(self) -> ComposeResult:
+        yield from ()
+
+    def compose_after_body(self) -> ComposeResult:
+        yield from ()
+
+    def compose_body(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        for number, block in enumerate(self.page.body_blocks):
+            if isinstance(block, MarkdownBlock):
+                yield Prose(ctx.fill_facts(block.text))
+                keys = fact_keys(block.text)
+                if keys:
+                    yield FactStrip(keys)
+            elif isinstance(block, WidgetBlock):
+                widget_class = WIDGET_CLASSES[block.widget]
+                yield widget_class(block.config, id=f"w{number}-{block.widget}")
+
+    def on_mount(self) -> None:
+        tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
+        self.query_one("#body").focus()
+
+    def action_next_page(self) -> None:
+        position = self._position
+        if position + 1 < len(self.lesson.pages):
+            self.tutor_app.open_page(self.lesson.id, self.lesson.pages[position + 1].number)
+        else:
+            self.notify(tutor_context(self).t("page.last"))
+
+    def action_previous_page(self) -> None:
+        position = self._position
+        if position > 0:
+            self.tutor_app.open_page(self.lesson.id, self.lesson.pages[position - 1].number)
+        else:
+            self.notify(tutor_context(self).t("page.first"))
+
+    def action_home(self) -> None:
+        self.app.pop_screen()
+
+    def action_read(self) -> None:
+        from tutor.tui.screens.reading import ReadingScreen
+
+        self.app.push_screen(ReadingScreen(self.plain_text()))
+
+    def action_help(self) -> None:
+        from tutor.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self))
+
+    def plain_text(self) -> str:
+        header = f"{self.lesson.card.title} — {self.page.title}"
+        return "\n\n".join([header, *readings(self.query_one("#body"))])

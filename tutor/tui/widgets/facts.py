@@ -1,0 +1,118 @@
+"""The facts a passage quotes, each with its evidence badge; focus shows level and source.
+
+Prose shows a fact as its bare value; this strip under the passage is where the learner
+asks "says who?". One focus stop per passage (left/right walks its facts) keeps Tab short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tutor.tui.context import tutor_context
+
+EVIDENCE_STYLE = {
+    "proof": "bold $text-success",
+    "measured": "bold $text-warning",
+    "cited": "bold $text-primary",
+}
+
+
+def badge(evidence: str, translate: Callable[[str], str]) -> tuple[str, str]:
+    """`[证]`-style badge: the brackets and letter carry the level when colour is off."""
+    return f"[{translate(f'evidence.badge.{evidence}')}]", EVIDENCE_STYLE.get(evidence, "bold")
+
+
+# Units that format_value already shows, or that read badly after a number.
+UNITS_IN_VALUE = frozenset({"", "%", "id", "year"})
+
+
+class FactStrip(Widget, can_focus=True):
+    """The passage's facts in a row; the selected one's evidence and source below."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1)", "key.choice", key_display="←"),
+        Binding("right", "move(1)", "key.choice", key_display="→"),
+    ]
+
+    DEFAULT_CSS = """
+    FactStrip { height: auto; }
+    FactStrip > Static { height: auto; }
+    """
+
+    selected: reactive[int] = reactive(0)
+
+    def __init__(self, keys: Sequence[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.keys = list(keys)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="chips")
+            yield Static(id="detail")
+
+    def on_mount(self) -> None:
+        self._refresh()
+
+    def action_move(self, step: int) -> None:
+        self.selected = (self.selected + step) % len(self.keys)
+
+    def watch_selected(self) -> None:
+        if self.is_mounted:
+            self._refresh()
+
+    def on_focus(self) -> None:
+        self._refresh()
+
+    def on_blur(self) -> None:
+        self._refresh()
+
+    def _chip(self, index: int, key: str) -> list[str | tuple[str, str]]:
+        ctx = tutor_context(self)
+        fact = ctx.facts.get(key)
+        value = ctx.fact_text(key)
+        chosen = self.has_focus and index == self.selected
+        parts: list[str | tuple[str, str]] = [(value, "reverse" if chosen else "underline")]
+        if fact is not None:
+            parts.append(badge(fact.evidence, ctx.t))
+        parts.append("  ")
+        return parts
+
+    def detail_text(self, key: str) -> str:
+        ctx = tutor_context(self)
+        fact = ctx.facts.get(key)
+        if fact is None:
+            return ctx.t("fact.unknown", key=key)
+        label = fact.label_zh if ctx.lang == "zh" else fact.label_en
+        return ctx.t(
+            "fact.detail",
+            label=label,
+            value=ctx.fact_text(key) + (f" {fact.unit}" if fact.unit not in UNITS_IN_VALUE else ""),
+            evidence=ctx.t(f"evidence.{fact.evidence}"),
+            source=fact.source,
+        )
+
+    def _refresh(self) -> None:
+        ctx = tutor_context(self)
+        chips: list[str | tuple[str, str]] = []
+        for index, key in enumerate(self.keys):
+            chips.extend(self._chip(index, key))
+        self.query_one("#chips", Static).update(Content.assemble(*chips))
+        detail = self.query_one("#detail", Static)
+        detail.display = self.has_focus
+        if self.has_focus:
+            key = self.keys[self.selected]
+            fact = ctx.facts.get(key)
+            about = ctx.t(f"evidence.about.{fact.evidence}") if fact else ""
+            detail.update(Content(f"{self.detail_text(key)}\n{about}".strip()))
+
+    def plain_text(self) -> str:
+        return "\n".join(self.detail_text(key) for key in self.keys)

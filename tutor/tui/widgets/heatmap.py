@@ -1,0 +1,210 @@
+"""Cosine similarity of about 20 tokens' rows, before and after training.
+
+Every cell carries its value three ways: a colour, a shade glyph (readable under NO_COLOR
+and in monochrome terminals) and, on demand, the number itself; the cell under the cursor
+is spelled out below the grid, so a screen reader gets exact values too.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.cells import cell_len
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tutor.content.widgets import HeatmapWidget
+from tutor.tui.context import tutor_context
+
+# (lowest cosine in the band, glyph, colour); the first band a value reaches is its band.
+SCALE: tuple[tuple[float, str, str], ...] = (
+    (0.8, "██", "#d62728"),
+    (0.6, "▓▓", "#ff7f0e"),
+    (0.4, "▒▒", "#bcbd22"),
+    (0.2, "░░", "#17becf"),
+    (0.0, "··", "#7f7f7f"),
+    (-1.0, "--", "#1f77b4"),
+)
+CELL_WIDTH = 3
+
+
+def band(value: float) -> tuple[str, str]:
+    for low, glyph, colour in SCALE:
+        if value >= low:
+            return glyph, colour
+    return SCALE[-1][1], SCALE[-1][2]
+
+
+def legend_ranges() -> list[tuple[str, str, str]]:
+    """(glyph, colour, range text) for each band, highest first."""
+    rows = []
+    upper = "1.0"
+    for low, glyph, colour in SCALE:
+        low_text = "-1.0" if low == -1.0 else f"{low:.1f}"
+        rows.append((glyph, colour, f"{low_text}…{upper}"))
+        upper = f"{low:.1f}"
+    return rows
+
+
+def pad_cells(text: str, width: int) -> str:
+    return text + " " * max(width - cell_len(text), 0)
+
+
+class Heatmap(Widget, can_focus=True):
+    """Arrows move the cursor; s switches before/after; v switches shades/numbers."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1, 0)", "key.move", key_display="↑"),
+        Binding("down", "move(1, 0)", "key.move", key_display="↓"),
+        Binding("left", "move(0, -1)", "key.move", key_display="←"),
+        Binding("right", "move(0, 1)", "key.move", key_display="→"),
+        Binding("s", "toggle_stage", "key.stage"),
+        Binding("v", "toggle_numbers", "key.numbers"),
+    ]
+
+    DEFAULT_CSS = """
+    Heatmap { height: auto; width: auto; max-width: 100%; }
+    """
+
+    stage: reactive[str] = reactive("before")
+    numbers: reactive[bool] = reactive(False)
+    cursor: reactive[tuple[int, int]] = reactive((0, 1))
+
+    class Computed(Message):
+        def __init__(
+            self, stage: str, pieces: list[str], matrix: np.ndarray | None, error: str
+        ) -> None:
+            super().__init__()
+            self.stage = stage
+            self.pieces = pieces
+            self.matrix = matrix
+            self.error = error
+
+    def __init__(self, config: HeatmapWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.pieces = list(config.tokens)
+        self.matrices: dict[str, np.ndarray] = {}
+        self.error = ""
+        self.set_reactive(Heatmap.stage, config.stage)
+
+    def on_mount(self) -> None:
+        self._compute(self.stage)
+
+    def watch_stage(self, stage: str) -> None:
+        if stage not in self.matrices:
+            self._compute(stage)
+        self.refresh(layout=True)
+
+    @work(thread=True, group="heatmap")
+    def _compute(self, stage: str) -> None:
+        from tutor.core.similarity import similarity
+
+        ctx = tutor_context(self)
+        try:
+            pieces, matrix = similarity(ctx.models.get(), self.config.tokens, stage)
+        except (ValueError, OSError) as exc:
+            self.post_message(self.Computed(stage, [], None, ctx.t("model.error", error=exc)))
+            return
+        self.post_message(self.Computed(stage, pieces, matrix, ""))
+
+    def on_heatmap_computed(self, message: Computed) -> None:
+        message.stop()
+        if message.matrix is None:
+            self.error = message.error
+        else:
+            self.error = ""
+            self.pieces = message.pieces
+            self.matrices[message.stage] = message.matrix
+        self.refresh(layout=True)
+
+    def action_move(self, rows: int, columns: int) -> None:
+        size = len(self.pieces)
+        row, column = self.cursor
+        self.cursor = ((row + rows) % size, (column + columns) % size)
+
+    def action_toggle_stage(self) -> None:
+        self.stage = "after" if self.stage == "before" else "before"
+
+    def action_toggle_numbers(self) -> None:
+        self.numbers = not self.numbers
+
+    @property
+    def matrix(self) -> np.ndarray | None:
+        return self.matrices.get(self.stage)
+
+    def cell_text(self, row: int, column: int) -> str:
+        ctx = tutor_context(self)
+        assert self.matrix is not None
+        score = f"{self.matrix[row, column]:.3f}"
+        return ctx.t("heat.cell", a=self.pieces[row], b=self.pieces[column], score=score)
+
+    def _cell(self, value: float, selected: bool) -> tuple[str, str]:
+        glyph, colour = band(value)
+        text = f"{round(value * 100):>3}" if self.numbers else f"{glyph} "
+        style = f"bold {colour}" + (" reverse" if selected else "")
+        return text.rjust(CELL_WIDTH), style
+
+    def render(self) -> Content:
+        ctx = tutor_context(self)
+        stage_name = ctx.t(f"heat.stage.{self.stage}")
+        title = ctx.t("heat.title", count=len(self.pieces), stage=stage_name)
+        if self.error:
+            return Content.assemble((title, "bold"), "\n", (self.error, "bold $text-error"))
+        if self.matrix is None:
+            return Content.assemble((title, "bold"), "\n", ctx.t("model.loading"))
+        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(self.pieces)]
+        label_width = max(cell_len(label) for label in labels) + 1
+        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n"]
+        parts.append(" " * label_width)
+        parts += [f"{n + 1:>2} " for n in range(len(self.pieces))]
+        parts.append("\n")
+        for row, label in enumerate(labels):
+            parts.append(pad_cells(label, label_width))
+            for column in range(len(self.pieces)):
+                selected = self.has_focus and (row, column) == self.cursor
+                parts.append(self._cell(float(self.matrix[row, column]), selected))
+            parts.append("\n")
+        parts.append((ctx.t("heat.legend") + ": ", "bold"))
+        for glyph, colour, text in legend_ranges():
+            parts += [(glyph, f"bold {colour}"), f" {text}  "]
+        parts.append("\n")
+        if self.numbers:
+            parts.append((ctx.t("heat.numbers") + "\n", "italic"))
+        row, column = self.cursor
+        parts.append((self.cell_text(row, column), "bold"))
+        parts.append(("  " + ctx.t("heat.keys"), "dim"))
+        return Content.assemble(*parts)
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+
+    def watch_numbers(self) -> None:
+        self.refresh(layout=True)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def plain_text(self) -> str:
+        """One line per token with its cosine to every other: the grid as sentences."""
+        ctx = tutor_context(self)
+        stage_name = ctx.t(f"heat.stage.{self.stage}")
+        if self.matrix is None:
+            return self.error or ctx.t("model.loading")
+        lines = [ctx.t("heat.title", count=len(self.pieces), stage=stage_name)]
+        for row, piece in enumerate(self.pieces):
+            others = ", ".join(
+                f"{other} {self.matrix[row, column]:.2f}"
+                for column, other in enumerate(self.pieces)
+                if column != row
+            )
+            lines.append(f"{piece}: {others}")
+        return "\n".join(lines)

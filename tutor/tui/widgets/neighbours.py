@@ -1,0 +1,200 @@
+"""A token's nearest tokens under each representation: id, one-hot, table before and after.
+
+The same question asked four ways is the lesson's evidence: ID difference invents
+closeness, one-hot has none (every token ties), the trained table has it. Ties are printed
+as ties ("=1", and how many share the last score) so sort order never fakes a ranking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.table import Table
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from tutor.content.widgets import NeighboursWidget
+from tutor.core.similarity import NeighbourResult
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.choice import ChoiceBar
+
+
+def score_text(scheme: str, score: float) -> str:
+    """ID distances are whole numbers; distances and cosines get three decimals."""
+    return f"{score:,.0f}" if scheme == "id" else f"{score:.3f}"
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeAnswer:
+    scheme: str
+    result: NeighbourResult | None
+    error: str = ""
+
+
+class NeighboursPanel(Vertical):
+    """Pick (or type) a token; one column of neighbours per scheme."""
+
+    DEFAULT_CSS = """
+    NeighboursPanel { height: auto; }
+    NeighboursPanel #other { width: 1fr; }
+    """
+
+    class Answered(Message):
+        def __init__(self, token: str, answers: list[SchemeAnswer], request: int) -> None:
+            super().__init__()
+            self.token = token
+            self.answers = answers
+            self.request = request
+
+    def __init__(self, config: NeighboursWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.token = config.tokens[0]
+        self.answers: list[SchemeAnswer] = []
+        self._request = 0
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        yield ChoiceBar(self.config.tokens, caption=ctx.t("nb.token"), id="choice")
+        yield Input(placeholder=ctx.t("nb.other"), id="other")
+        yield Static(id="heading")
+        yield Static(id="table")
+        yield Static(id="notes")
+
+    def on_mount(self) -> None:
+        self.ask(self.token)
+
+    @on(ChoiceBar.Changed, "#choice")
+    def _picked(self, event: ChoiceBar.Changed) -> None:
+        self.ask(event.value)
+
+    @on(Input.Submitted, "#other")
+    def _typed(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.ask(event.value.strip())
+
+    def ask(self, token: str) -> None:
+        self.token = token
+        self._request += 1
+        self.query_one("#heading", Static).update(tutor_context(self).t("working"))
+        self._find(token, list(self.config.schemes), self.config.k, self._request)
+
+    @work(thread=True, exclusive=True, group="neighbours")
+    def _find(self, token: str, schemes: list[str], k: int, request: int) -> None:
+        from tutor.core.similarity import nearest
+
+        ctx = tutor_context(self)
+        try:
+            model = ctx.models.get()
+        except (ValueError, OSError) as exc:
+            error = ctx.t("model.error", error=exc)
+            self.post_message(
+                self.Answered(token, [SchemeAnswer(s, None, error) for s in schemes], request)
+            )
+            return
+        answers = []
+        for scheme in schemes:
+            try:
+                answers.append(SchemeAnswer(scheme, nearest(model, token, scheme, k)))
+            except ValueError as exc:
+                answers.append(SchemeAnswer(scheme, None, str(exc)))
+        self.post_message(self.Answered(token, answers, request))
+
+    def on_neighbours_panel_answered(self, message: Answered) -> None:
+        message.stop()
+        if message.request != self._request:
+            return
+        self.answers = message.answers
+        self._show()
+
+    def _show(self) -> None:
+        ctx = tutor_context(self)
+        found = next((a.result for a in self.answers if a.result is not None), None)
+        heading = self.query_one("#heading", Static)
+        if found is None:
+            heading.update(Content.styled(self.answers[0].error, "bold $text-error"))
+            self.query_one("#table", Static).update("")
+            self.query_one("#notes", Static).update("")
+            return
+        heading.update(
+            Content.styled(
+                ctx.t("nb.heading", token=found.piece, id=found.id, k=self.config.k), "bold"
+            )
+        )
+        table = Table(box=None, padding=(0, 1), expand=False, show_edge=False)
+        for answer in self.answers:
+            table.add_column(ctx.t(f"nb.scheme.{answer.scheme}"), no_wrap=True)
+        columns = [self._column(answer) for answer in self.answers]
+        for row in range(max(len(c) for c in columns)):
+            table.add_row(*(c[row] if row < len(c) else "" for c in columns))
+        self.query_one("#table", Static).update(table)
+        self.query_one("#notes", Static).update("\n".join(self._notes()))
+
+    def _column(self, answer: SchemeAnswer) -> list[str]:
+        """One cell per neighbour; a rank shared with the previous line is marked "=".
+
+        An error (e.g. no before-table) is the column's only cell.
+        """
+        if answer.result is None:
+            return [answer.error]
+        cells = []
+        for neighbour in answer.result.neighbours:
+            rank = (
+                f"={neighbour.rank}"
+                if self._tied(answer.result, neighbour.rank)
+                else f"{neighbour.rank}"
+            )
+            cells.append(
+                f"{rank:>3} {neighbour.piece} {score_text(answer.scheme, neighbour.score)}"
+            )
+        return cells
+
+    @staticmethod
+    def _tied(result: NeighbourResult, rank: int) -> bool:
+        """Several tokens share this rank: shown together, or running past the list."""
+        shown = sum(1 for n in result.neighbours if n.rank == rank)
+        return shown > 1 or (rank == result.neighbours[-1].rank and result.tie_count > 1)
+
+    def _notes(self) -> list[str]:
+        """Ties that run past the shown list, said in words."""
+        ctx = tutor_context(self)
+        notes = []
+        for answer in self.answers:
+            result = answer.result
+            if result is None or not result.neighbours:
+                continue
+            last = result.neighbours[-1]
+            label = ctx.t(f"nb.scheme.{answer.scheme}")
+            if answer.scheme == "onehot" and all(n.rank == 1 for n in result.neighbours):
+                notes.append(
+                    f"{label}: "
+                    + ctx.t(
+                        "nb.all_tied",
+                        count=f"{result.tie_count:,}",
+                        score=score_text("onehot", last.score),
+                    )
+                )
+            elif result.tie_count > 1:
+                shown_tied = sum(1 for n in result.neighbours if n.rank == last.rank)
+                if result.tie_count > shown_tied:
+                    notes.append(
+                        f"{label}: "
+                        + ctx.t(
+                            "nb.ties",
+                            count=f"{result.tie_count:,}",
+                            score=score_text(answer.scheme, last.score),
+                        )
+                    )
+        return notes
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        lines = []
+        for answer in self.answers:
+            label = ctx.t(f"nb.scheme.{answer.scheme}")
+            lines.append(f"{label}: " + "; ".join(self._column(answer)))
+        return "\n".join([f"{ctx.t('nb.token')}: {self.token}", *lines, *self._notes()])

@@ -1,0 +1,83 @@
+"""The path of representations: each step, what it solved, and where it got stuck.
+
+One step at a time (left/right walks the chain): nine steps of prose at once would bury
+the pattern "each fix creates the next problem". Figures in the prose are facts, and the
+strip under the step shows their evidence.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from tutor.content.widgets import PathStage, PathWidget
+from tutor.tui.context import fact_keys, tutor_context
+from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.facts import FactStrip
+
+
+class RepresentationPath(Vertical):
+    DEFAULT_CSS = """
+    RepresentationPath { height: auto; }
+    RepresentationPath #detail { height: auto; margin: 0 0 0 2; }
+    """
+
+    def __init__(self, config: PathWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.position = 0
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        names = [stage.name for stage in self.config.stages]
+        labels = [f"{n}.{name}" for n, name in enumerate(names, 1)]
+        yield ChoiceBar(names, labels, caption=ctx.t("path.title"), id="stages")
+        yield Static(id="detail")
+
+    def on_mount(self) -> None:
+        self._show()
+
+    @property
+    def stage(self) -> PathStage:
+        return self.config.stages[self.position]
+
+    @on(ChoiceBar.Changed, "#stages")
+    def _moved(self, event: ChoiceBar.Changed) -> None:
+        self.position = event.index
+        self._show()
+
+    def _detail(self, stage: PathStage) -> tuple[str, str]:
+        ctx = tutor_context(self)
+        return ctx.fill_facts(stage.solved), ctx.fill_facts(stage.stuck)
+
+    def _show(self) -> None:
+        ctx = tutor_context(self)
+        solved, stuck = self._detail(self.stage)
+        self.query_one("#detail", Static).update(
+            Content.assemble(
+                (f"{self.position + 1}. {self.stage.name}\n", "bold"),
+                (f"✓ {ctx.t('path.solved')}: ", "bold $text-success"),
+                f"{solved}\n",
+                (f"✗ {ctx.t('path.stuck')}: ", "bold $text-error"),
+                stuck,
+            )
+        )
+        for strip in self.query(FactStrip):
+            strip.remove()
+        keys = fact_keys(self.stage.solved + self.stage.stuck)
+        if keys:
+            self.mount(FactStrip(keys))
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        lines = [ctx.t("path.title")]
+        for number, stage in enumerate(self.config.stages, 1):
+            solved, stuck = self._detail(stage)
+            lines.append(
+                f"{number}. {stage.name} — {ctx.t('path.solved')}: {solved} "
+                f"{ctx.t('path.stuck')}: {stuck}"
+            )
+        return "\n".join(lines)

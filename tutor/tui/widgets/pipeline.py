@@ -1,0 +1,45 @@
+"""Where this lesson sits in the model: text -> tokens -> IDs -> embedding -> ... -> output.
+
+The current step is reversed and framed by arrows, so it stands out without colour.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+
+from tutor.content.widgets import PipelineWidget
+from tutor.tui.context import tutor_context
+
+STEPS = ("text", "tokens", "ids", "embedding", "attention", "ffn", "output")
+
+
+class PipelineStrip(Widget, can_focus=True):
+    """A single line; focusable so that keyboard and screen-reader users land on it."""
+
+    DEFAULT_CSS = """
+    PipelineStrip { height: auto; margin: 1 0; }
+    """
+
+    def __init__(self, config: PipelineWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+
+    def render(self) -> Content:
+        ctx = tutor_context(self)
+        parts: list[str | tuple[str, str]] = []
+        for number, step in enumerate(STEPS):
+            if number:
+                parts.append(" → ")
+            label = ctx.t(f"pipe.{step}")
+            if step == self.config.current:
+                parts.append((f"▶ {label} ◀", "reverse bold"))
+            else:
+                parts.append((label, "dim" if number > STEPS.index(self.config.current) else ""))
+        return Content.assemble(*parts)
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        steps = " → ".join(ctx.t(f"pipe.{step}") for step in STEPS)
+        here = ctx.t("pipe.here", stage=ctx.t(f"pipe.{self.config.current}"))
+        return f"{here} ({steps})"

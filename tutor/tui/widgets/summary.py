@@ -1,0 +1,155 @@
+"""The learner's lesson summary: four sections, saved as they type, graded on submit.
+
+Saving is throttled, not debounced: the first keystroke after a save schedules the next
+save SAVE_DELAY later, so even non-stop typing reaches the database every SAVE_DELAY and
+a killed session loses less than a second. After submitting, the rubric says which key
+claims the summary covers and which it misses, and the reference summary appears.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Button, Markdown, Static, TextArea
+
+from tutor.content.models import Summary
+from tutor.tui.context import tutor_context
+from tutor.tui.rubric import RubricResult, grade
+
+SAVE_DELAY = 0.4  # seconds from a change to its save
+
+
+class SummaryEditor(Vertical):
+    DEFAULT_CSS = """
+    SummaryEditor { height: auto; margin: 1 0; }
+    SummaryEditor > Static { height: auto; }
+    SummaryEditor .section-title { margin: 1 0 0 0; text-style: bold; }
+    SummaryEditor TextArea { height: 5; }
+    SummaryEditor #reference { display: none; }
+    SummaryEditor.-submitted #reference { display: block; }
+    """
+
+    def __init__(self, summary: Summary, lesson_id: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.summary = summary
+        self.lesson_id = lesson_id
+        self._dirty: set[str] = set()
+        self._texts: dict[str, str] = {}  # kept current on every change: saved after unmount
+        self._timer: Timer | None = None
+        self.result: RubricResult | None = None
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        saved = ctx.store.summary(self.lesson_id)
+        self._texts = {s.id: saved.get(s.id, "") for s in self.summary.sections}
+        yield Static(Content.styled(ctx.t("summary.title"), "bold underline"))
+        for section in self.summary.sections:
+            title = section.title_zh if ctx.lang == "zh" else section.title_en
+            yield Static(title, classes="section-title")
+            yield TextArea(
+                self._texts[section.id],
+                id=f"section-{section.id}",
+                soft_wrap=True,
+                show_line_numbers=False,
+            )
+        yield Static(id="status")
+        yield Button(ctx.t("summary.submit"), id="submit-summary", variant="primary")
+        yield Static(id="grade")
+        yield Markdown(
+            f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
+            id="reference",
+        )
+
+    def on_mount(self) -> None:
+        ctx = tutor_context(self)
+        self._status(ctx.t("summary.guest") if ctx.store.guest else "")
+        if ctx.store.summary_submitted(self.lesson_id):
+            self._grade()
+
+    def texts(self) -> dict[str, str]:
+        return dict(self._texts)
+
+    @on(TextArea.Changed)
+    def _changed(self, event: TextArea.Changed) -> None:
+        section = (event.text_area.id or "").removeprefix("section-")
+        self._texts[section] = event.text_area.text
+        self._dirty.add(section)
+        if self._timer is None:
+            self._status(tutor_context(self).t("summary.saving"))
+            self._timer = self.set_timer(SAVE_DELAY, self.save)
+
+    def save(self) -> None:
+        self._timer = None
+        if self._flush():
+            ctx = tutor_context(self)
+            self._status(ctx.t("summary.guest") if ctx.store.guest else ctx.t("summary.saved"))
+
+    def _flush(self) -> bool:
+        """Write the changed sections, each in its own short transaction."""
+        if not self._dirty:
+            return False
+        store = tutor_context(self).store
+        for section in sorted(self._dirty):
+            store.save_summary(self.lesson_id, section, self._texts[section])
+        self._dirty.clear()
+        return True
+
+    def on_unmount(self) -> None:
+        """Leaving the page (or quitting) must not drop the last keystrokes."""
+        if self._timer is not None:
+            self._timer.stop()
+        self._flush()
+
+    @on(Button.Pressed, "#submit-summary")
+    def submit(self) -> None:
+        ctx = tutor_context(self)
+        texts = self.texts()
+        if not any(text.strip() for text in texts.values()):
+            self._status(ctx.t("summary.empty"))
+            return
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._dirty.clear()
+        ctx.store.submit_summary(self.lesson_id, texts)
+        self._status(ctx.t("summary.submitted"))
+        self._grade()
+
+    def _grade(self) -> None:
+        self.result = grade("\n".join(self.texts().values()), self.summary.rubric)
+        self.query_one("#grade", Static).update(Content.assemble(*self._grade_parts()))
+        self.add_class("-submitted")
+
+    def _grade_parts(self) -> list[str | tuple[str, str]]:
+        ctx = tutor_context(self)
+        assert self.result is not None
+        total = len(self.summary.rubric)
+        parts: list[str | tuple[str, str]] = [
+            (f"{ctx.t('summary.feedback')} · ", "bold"),
+            (ctx.t("summary.score", covered=len(self.result.covered), total=total), "bold"),
+        ]
+        for claim in self.result.covered:
+            text = claim.claim_zh if ctx.lang == "zh" else claim.claim_en
+            parts += ["\n", (ctx.t("quiz.covered", claim=text), "$text-success")]
+        for claim in self.result.missing:
+            text = claim.claim_zh if ctx.lang == "zh" else claim.claim_en
+            parts += ["\n", (ctx.t("quiz.missing", claim=text), "bold $text-error")]
+        return parts
+
+    def _status(self, text: str) -> None:
+        self.query_one("#status", Static).update(Content.styled(text, "dim italic"))
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        lines = [ctx.t("summary.title")]
+        texts = self.texts()
+        for section in self.summary.sections:
+            title = section.title_zh if ctx.lang == "zh" else section.title_en
+            lines.append(f"{title}: {texts[section.id]}")
+        if self.result is not None:
+            lines.append("".join(p if isinstance(p, str) else p[0] for p in self._grade_parts()))
+            lines.append(f"{ctx.t('summary.reference')}: {ctx.fill_facts(self.summary.reference)}")
+        return "\n".join(lines)
