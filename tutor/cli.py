@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMES = ("codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
+SCHEMES = ("project", "codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
 NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
 
 # subcommand -> module in tutor.commands that has `run(args) -> int`
@@ -29,19 +29,29 @@ _HANDLERS = {
 }
 
 
-def _add_globals(parser: argparse.ArgumentParser) -> None:
+def _add_globals(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """Global options; subcommands repeat them (default SUPPRESS) so they may follow too."""
     parser.add_argument(
         "--model",
         type=Path,
+        default=default,
         metavar="DIR",
         help="model directory (tokenizer.json + model.safetensors + config.json); "
         "default: the shipped project model",
     )
     parser.add_argument(
-        "--content", type=Path, metavar="DIR", help="lessons folder (default: the shipped one)"
+        "--content",
+        type=Path,
+        default=default,
+        metavar="DIR",
+        help="lessons folder (default: the shipped one)",
     )
-    parser.add_argument("--lang", choices=("zh", "en"), help="interface language (default: zh)")
-    parser.add_argument("--learner", metavar="NAME", help="learner id (default: the OS user)")
+    parser.add_argument(
+        "--lang", choices=("zh", "en"), default=default, help="interface language (default: zh)"
+    )
+    parser.add_argument(
+        "--learner", default=default, metavar="NAME", help="learner id (default: the OS user)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,7 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
     tok.add_argument("text", metavar="TEXT")
-    tok.add_argument("--scheme", choices=SCHEMES, default="byte-bpe-zh")
+    tok.add_argument(
+        "--scheme",
+        choices=SCHEMES,
+        default="project",
+        help="project = the tokenizer of --model (default: the project model, byte-bpe-zh)",
+    )
     tok.add_argument("--json", action="store_true")
 
     nb = sub.add_parser("neighbours", help="nearest tokens under one scheme")
@@ -101,10 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
     serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")
-    serve.add_argument("--rate", type=float, default=1.0, metavar="PER_SECOND",
-                       help="new connections per second per IP (token bucket)")
+    serve.add_argument(
+        "--rate",
+        type=float,
+        default=1.0,
+        metavar="PER_SECOND",
+        help="new connections per second per IP (token bucket)",
+    )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
     serve.add_argument("--data-dir", type=Path, metavar="DIR")
+    for subparser in sub.choices.values():
+        _add_globals(subparser, default=argparse.SUPPRESS)
     return parser
 
 

@@ -48,7 +48,7 @@ def _print_json(data: object) -> None:
 def _tokenize(args: argparse.Namespace) -> int:
     from tutor.core.tokenize import get_scheme
 
-    tokens = get_scheme(args.scheme).encode(args.text)
+    tokens = get_scheme(args.scheme, args.model).encode(args.text)
     if args.json:
         _print_json(
             {

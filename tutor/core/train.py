@@ -32,7 +32,7 @@ class TrainConfig:
 
     hidden_size: int = 64
     context: int = 6
-    hidden: int = 256
+    mlp_ratio: int = 4  # the mixer's hidden width is mlp_ratio x d, as in transformers
     steps: int = 1500
     batch: int = 2048
     lr: float = 3e-3
@@ -49,8 +49,9 @@ class ContextModel(nn.Module):
         self.embed_tokens = nn.Embedding(vocab_size, cfg.hidden_size)
         # Small random rows (GPT-2's 0.02): training, not the draw, decides where rows go.
         nn.init.normal_(self.embed_tokens.weight, std=0.02)
-        self.mix = nn.Linear(cfg.context * cfg.hidden_size, cfg.hidden)
-        self.out = nn.Linear(cfg.hidden, cfg.hidden_size)
+        hidden = cfg.mlp_ratio * cfg.hidden_size
+        self.mix = nn.Linear(cfg.context * cfg.hidden_size, hidden)
+        self.out = nn.Linear(hidden, cfg.hidden_size)
         self.norm = nn.LayerNorm(cfg.hidden_size)
 
     def forward(self, context_ids: torch.Tensor) -> torch.Tensor:

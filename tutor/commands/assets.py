@@ -1,0 +1,33 @@
+"""`tutor assets build|verify`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tutor.core.paths import assets_dir
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.core import build
+
+    out = args.out or assets_dir()
+    if args.action == "verify":
+        problems = build.verify(out)
+        for problem in problems:
+            print(f"{out}: {problem}", file=sys.stderr)
+        if not problems:
+            print(f"{out}: every file matches MANIFEST.json")
+        return 1 if problems else 0
+    try:
+        import torch  # noqa: F401  (only to say clearly what is missing)
+    except ImportError:
+        print(
+            "tutor: error: building assets trains a model; install the train extra: "
+            "pip install 'embedding-tutor[train]'",
+            file=sys.stderr,
+        )
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    build.build(out, say=lambda line: print(line, file=sys.stderr))
+    return 0
