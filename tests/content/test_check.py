@@ -213,9 +213,16 @@ def test_check_command_reports_every_problem_and_fails_on_errors(
     out = capsys.readouterr().out
     assert "lessons/wrong-type/lesson.md:6:13: 'objectives' should be a list" in out
     assert "lessons/duplicate-pages/01-goals.md:1:1: page number 1" in out
-    assert out.endswith("lessons: 2 lessons, 2 pages; 5 errors, 0 warnings\n")
+    assert out.endswith("lessons: 3 lessons, 4 pages; 6 errors, 0 warnings\n")
 
 
 def test_shipped_lessons_pass_check(capsys: pytest.CaptureFixture[str]) -> None:
     args = Namespace(path=None, content=None, model=None)
     assert run(args) == 0, capsys.readouterr().out
+
+
+def test_text_question_rubric_names_claims_of_the_lessons_summary(tiny_model: Path) -> None:
+    assert problems("lessons/unknown-rubric-claim", tiny_model) == [
+        "error: lessons/unknown-rubric-claim/01-quiz.md:8:25: rubric claim 'onehot-is-lookup' "
+        "is not in the lesson's summary rubric (did you mean 'onehot-lookup'?)"
+    ]
