@@ -168,7 +168,7 @@ def _page_front(parsed: Parsed) -> PageFront | None:
         line, col = doc.position(())
         parsed.problems.append(source.problem(line, col, "missing required field 'kind'"))
         return None
-    if kind not in PAGE_FRONTS:
+    if not isinstance(kind, str) or kind not in PAGE_FRONTS:
         line, col = doc.position(("kind",))
         hint = did_you_mean(kind, list(PAGE_FRONTS)) or f"; kinds: {', '.join(PAGE_FRONTS)}"
         message = f"unknown page kind {kind!r}{hint}"

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.reader import ReaderError
 
 from tutor.content.problems import Problem, Severity
 from tutor.content.widgets import Loc
@@ -151,6 +152,11 @@ def parse_yaml(
         col = (mark.column if mark else 0) + 1
         reason = error.problem or error.context or "cannot be read"
         return None, source.problem(line, col, f"YAML syntax error in {what}: {reason}")
+    except ReaderError as error:
+        line = first_line + text.count("\n", 0, error.position)
+        col = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
+        message = f"YAML cannot contain the control character U+{error.character:04X} ({what})"
+        return None, source.problem(line, col, message)
     if tree is None:
         tree = {}
     if not isinstance(tree, dict):
