@@ -226,3 +226,9 @@ def test_text_question_rubric_names_claims_of_the_lessons_summary(tiny_model: Pa
         "error: lessons/unknown-rubric-claim/01-quiz.md:8:25: rubric claim 'onehot-is-lookup' "
         "is not in the lesson's summary rubric (did you mean 'onehot-lookup'?)"
     ]
+
+
+def test_prerequisite_cycle_is_an_error_because_it_never_unlocks(tiny_model: Path) -> None:
+    assert problems("cycle", tiny_model) == [
+        "error: cycle/second/lesson.md:9:13: prerequisites form a cycle: first -> second -> first"
+    ]

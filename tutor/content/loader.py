@@ -60,9 +60,10 @@ def _closing_fence(body: list[str], start: int, fence: str) -> int | None:
 def _widget_block(
     source: SourceFile, split: Split, opening: int, closing: int, engine: EngineChecks
 ) -> tuple[WidgetBlock | None, list[Problem]]:
+    """The ```tutor <widget> fence at body line `opening`, validated, or its problems."""
     line = split.body_line + opening
     text = split.body[opening]
-    words = FENCE_OPEN.fullmatch(text)[2].split()  # type: ignore[index]
+    words = text[text.index("tutor") :].split()
     known = ", ".join(WIDGETS)
     if len(words) < 2:
         col = text.index("tutor") + 1
@@ -251,7 +252,8 @@ def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
 
 def _load_lesson(
     folder: Path, known_lessons: set[str], engine: EngineChecks
-) -> tuple[Lesson | None, list[Problem]]:
+) -> tuple[Lesson | None, Parsed, list[Problem]]:
+    """The lesson (None if its card is invalid), its parsed card, and every problem found."""
     card, card_parsed = _load_card(folder, known_lessons, engine)
     problems = list(card_parsed.problems)
     pages: dict[int, tuple[Page, Parsed]] = {}
@@ -269,7 +271,7 @@ def _load_lesson(
             problems.append(parsed.source.problem(1, 1, message))
         first_file.setdefault(number, path)
         problems += parsed.problems
-        if page is not None and number not in pages and first_file[number] == path:
+        if page is not None and first_file[number] == path:
             pages[number] = (page, parsed)
     ordered = [pages[number] for number in sorted(pages)]
     problems += _questions(ordered)
@@ -277,29 +279,44 @@ def _load_lesson(
         message = "the lesson has no pages (NN-slug.md files beside lesson.md)"
         problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message))
     if card is None:
-        return None, problems
+        return None, card_parsed, problems
     lesson = Lesson(folder, card, card_parsed.blocks, [page for page, _ in ordered])
-    return lesson, problems
+    return lesson, card_parsed, problems
 
 
-def _prerequisite_order(lessons: list[Lesson]) -> list[Lesson]:
-    """Lessons after the lessons they need; otherwise by folder name. Cycles keep name order."""
+def _prerequisite_order(
+    lessons: list[Lesson], cards: dict[str, tuple[SourceFile, YamlDoc]]
+) -> tuple[list[Lesson], list[Problem]]:
+    """Lessons after the lessons they need, otherwise by folder name; cycles are errors,
+    because a lesson in a cycle could never be unlocked."""
     by_id = {lesson.id: lesson for lesson in lessons}
     ordered: list[Lesson] = []
-    visiting: set[str] = set()
+    placed: set[str] = set()
+    path: list[str] = []
+    problems: list[Problem] = []
 
     def visit(lesson: Lesson) -> None:
-        if lesson in ordered or lesson.id in visiting:
-            return
-        visiting.add(lesson.id)
-        for prerequisite in lesson.card.prerequisites:
-            if prerequisite.lesson in by_id:
-                visit(by_id[prerequisite.lesson])
+        path.append(lesson.id)
+        for index, prerequisite in enumerate(lesson.card.prerequisites):
+            needed = prerequisite.lesson
+            if needed not in by_id or needed in placed:
+                continue
+            if needed in path:
+                cycle = " -> ".join([*path[path.index(needed) :], needed])
+                source, doc = cards[lesson.id]
+                line, col = doc.position(("prerequisites", index, "lesson"))
+                message = f"prerequisites form a cycle: {cycle}"
+                problems.append(source.problem(line, col, message))
+                continue
+            visit(by_id[needed])
+        path.pop()
+        placed.add(lesson.id)
         ordered.append(lesson)
 
     for lesson in sorted(lessons, key=lambda lesson: lesson.path.name):
-        visit(lesson)
-    return ordered
+        if lesson.id not in placed:
+            visit(lesson)
+    return ordered, problems
 
 
 def _lesson_folders(folder: Path) -> list[Path]:
@@ -353,13 +370,16 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
         folders = _lesson_folders(root)
         known = {folder.name for folder in folders}
     lessons: list[Lesson] = []
+    cards: dict[str, tuple[SourceFile, YamlDoc]] = {}
     problems: list[Problem] = []
     for folder in folders:
-        lesson, found = _load_lesson(folder, known, engine)
+        lesson, card, found = _load_lesson(folder, known, engine)
         problems += found
-        if lesson is not None:
+        if lesson is not None and card.doc is not None:
             lessons.append(lesson)
+            cards[lesson.id] = (card.source, card.doc)
     if not folders:
         message = f"no lessons here: expected {root}/<lesson-id>/{CARD_FILE}"
         problems.append(Problem(root, 1, 1, "error", message))
-    return LessonSet(_prerequisite_order(lessons), problems)
+    ordered, cycles = _prerequisite_order(lessons, cards)
+    return LessonSet(ordered, problems + cycles)
