@@ -63,10 +63,10 @@ class TutorApp(App[None]):
     COMMANDS = App.COMMANDS | {LessonPages}
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "key.help"),
         Binding("q", "quit", "key.quit"),
-        Binding("t", "toggle_theme", "key.theme"),
-        Binding("question_mark", "help", "key.help", key_display="?"),
-        Binding("ctrl+p", "command_palette", "key.palette", key_display="^p"),
+        Binding("ctrl+p", "command_palette", "key.palette"),
+        Binding("t", "toggle_theme", "key.theme", show=False),
     ]
 
     def __init__(

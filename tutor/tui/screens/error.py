@@ -35,5 +35,8 @@ class ErrorScreen(Screen[None]):
             yield Static(Content.styled(self.hint, "italic"), classes="hint")
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        self.query_one("#body").focus()  # arrows scroll the list, sideways too
+
     def plain_text(self) -> str:
         return "\n".join(self.reports)

@@ -32,7 +32,7 @@ def key_lines(screen: Screen) -> list[tuple[str, str]]:
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark", "dismiss", "key.close", key_display="esc")
+        Binding("escape,question_mark", "dismiss", "key.close")
     ]
 
     def __init__(self, underneath: Screen) -> None:

@@ -25,7 +25,7 @@ class HomeScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "key.resume"),
-        Binding("enter", "open", "key.open", show=True, key_display="enter"),
+        Binding("enter", "open", "key.open"),
     ]
 
     def __init__(self) -> None:

@@ -12,4 +12,6 @@ class ObjectivesScreen(PageScreen):
     KIND = "objectives"
 
     def compose_before_body(self) -> ComposeResult:
-        yield LessonCardView(self.lesson.card, self.tutor_app.lesson_titles())
+        """The card opens the lesson; later objectives pages go straight to their text."""
+        if self.page is self.lesson.pages[0]:
+            yield LessonCardView(self.lesson.card, self.tutor_app.lesson_titles())

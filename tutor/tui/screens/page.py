@@ -77,11 +77,11 @@ class PageScreen(Screen[None]):
     KIND: ClassVar[str] = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n,right", "next_page", "key.next", key_display="n/→"),
-        Binding("p,left", "previous_page", "key.prev", key_display="p/←"),
-        Binding("h,escape", "home", "key.home", key_display="h"),
-        Binding("r", "read", "key.read"),
-        Binding("question_mark", "help", "key.help", key_display="?"),
+        Binding("n,right", "next_page", "key.next"),
+        Binding("p,left", "previous_page", "key.prev"),
+        Binding("h", "home", "key.home"),
+        Binding("escape", "home", "key.home", show=False),
+        Binding("r", "read", "key.read", show=False),
     ]
 
     def __init__(self, lesson: Lesson, page: Page) -> None:
@@ -96,6 +96,9 @@ class PageScreen(Screen[None]):
     @property
     def help_key(self) -> str:
         return f"help.{self.KIND}"
+
+    def help_title(self) -> str:
+        return f"{tutor_context(self).t(f'kind.{self.KIND}')} · {self.page.title}"
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -164,11 +167,6 @@ class PageScreen(Screen[None]):
         from tutor.tui.screens.reading import ReadingScreen
 
         self.app.push_screen(ReadingScreen(self.plain_text()))
-
-    def action_help(self) -> None:
-        from tutor.tui.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen(self))
 
     def plain_text(self) -> str:
         header = f"{self.lesson.card.title} — {self.page.title}"

@@ -15,9 +15,7 @@ from tutor.tui.widgets.keybar import KeyBar
 
 
 class ReadingScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,r", "dismiss", "key.close", key_display="esc")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r", "dismiss", "key.close")]
 
     def __init__(self, text: str) -> None:
         super().__init__()

@@ -22,8 +22,8 @@ class ChoiceBar(Widget, can_focus=True):
     """Left/right (or space) moves the choice; posts `ChoiceBar.Changed`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "key.choice", key_display="←"),
-        Binding("right", "move(1)", "key.choice", key_display="→"),
+        Binding("left", "move(-1)", "key.choice"),
+        Binding("right", "move(1)", "key.choice"),
         Binding("space", "move(1)", "key.choice", show=False),
     ]
 

@@ -11,7 +11,6 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -39,13 +38,15 @@ class FactStrip(Widget, can_focus=True):
     """The passage's facts in a row; the selected one's evidence and source below."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "key.choice", key_display="←"),
-        Binding("right", "move(1)", "key.choice", key_display="→"),
+        Binding("left", "move(-1)", "key.choice"),
+        Binding("right", "move(1)", "key.choice"),
     ]
 
     DEFAULT_CSS = """
-    FactStrip { height: auto; }
+    FactStrip { height: auto; layout: vertical; }
     FactStrip > Static { height: auto; }
+    FactStrip #detail { display: none; }
+    FactStrip:focus #detail { display: block; }
     """
 
     selected: reactive[int] = reactive(0)
@@ -55,9 +56,8 @@ class FactStrip(Widget, can_focus=True):
         self.keys = list(keys)
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(id="chips")
-            yield Static(id="detail")
+        yield Static(id="chips")
+        yield Static(id="detail")
 
     def on_mount(self) -> None:
         self._refresh()
@@ -70,10 +70,10 @@ class FactStrip(Widget, can_focus=True):
             self._refresh()
 
     def on_focus(self) -> None:
-        self._refresh()
+        self.call_after_refresh(self._refresh)
 
     def on_blur(self) -> None:
-        self._refresh()
+        self.call_after_refresh(self._refresh)
 
     def _chip(self, index: int, key: str) -> list[str | tuple[str, str]]:
         ctx = tutor_context(self)
@@ -106,13 +106,11 @@ class FactStrip(Widget, can_focus=True):
         for index, key in enumerate(self.keys):
             chips.extend(self._chip(index, key))
         self.query_one("#chips", Static).update(Content.assemble(*chips))
-        detail = self.query_one("#detail", Static)
-        detail.display = self.has_focus
-        if self.has_focus:
-            key = self.keys[self.selected]
-            fact = ctx.facts.get(key)
-            about = ctx.t(f"evidence.about.{fact.evidence}") if fact else ""
-            detail.update(Content(f"{self.detail_text(key)}\n{about}".strip()))
+        key = self.keys[self.selected]
+        fact = ctx.facts.get(key)
+        about = ctx.t(f"evidence.about.{fact.evidence}") if fact else ""
+        detail = Content(f"{self.detail_text(key)}\n{about}".strip())
+        self.query_one("#detail", Static).update(detail)
 
     def plain_text(self) -> str:
         return "\n".join(self.detail_text(key) for key in self.keys)

@@ -30,7 +30,6 @@ SCALE: tuple[tuple[float, str, str], ...] = (
     (0.0, "··", "#7f7f7f"),
     (-1.0, "--", "#1f77b4"),
 )
-CELL_WIDTH = 3
 
 
 def band(value: float) -> tuple[str, str]:
@@ -51,6 +50,20 @@ def legend_ranges() -> list[tuple[str, str, str]]:
     return rows
 
 
+def number_cell(value: float) -> str:
+    """Cosine x 100 in two digits, so 20 columns still fit 80 columns.
+
+    1.0 (a token with itself) keeps its full-band glyph and negatives their "--"; the cursor
+    line and the plain-text reading give every exact value.
+    """
+    hundredths = round(value * 100)
+    if hundredths >= 100:
+        return SCALE[0][1]
+    if hundredths < 0:
+        return SCALE[-1][1]
+    return f"{hundredths:>2}"
+
+
 def pad_cells(text: str, width: int) -> str:
     return text + " " * max(width - cell_len(text), 0)
 
@@ -59,16 +72,16 @@ class Heatmap(Widget, can_focus=True):
     """Arrows move the cursor; s switches before/after; v switches shades/numbers."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(-1, 0)", "key.move", key_display="↑"),
-        Binding("down", "move(1, 0)", "key.move", key_display="↓"),
-        Binding("left", "move(0, -1)", "key.move", key_display="←"),
-        Binding("right", "move(0, 1)", "key.move", key_display="→"),
+        Binding("up", "move(-1, 0)", "key.move", key_display="↑↓←→"),
+        Binding("down", "move(1, 0)", "key.move", show=False),
+        Binding("left", "move(0, -1)", "key.move", show=False),
+        Binding("right", "move(0, 1)", "key.move", show=False),
         Binding("s", "toggle_stage", "key.stage"),
         Binding("v", "toggle_numbers", "key.numbers"),
     ]
 
     DEFAULT_CSS = """
-    Heatmap { height: auto; width: auto; max-width: 100%; }
+    Heatmap { height: auto; width: auto; max-width: 100%; text-wrap: nowrap; }
     """
 
     stage: reactive[str] = reactive("before")
@@ -146,9 +159,9 @@ class Heatmap(Widget, can_focus=True):
 
     def _cell(self, value: float, selected: bool) -> tuple[str, str]:
         glyph, colour = band(value)
-        text = f"{round(value * 100):>3}" if self.numbers else f"{glyph} "
+        text = number_cell(value) if self.numbers else glyph
         style = f"bold {colour}" + (" reverse" if selected else "")
-        return text.rjust(CELL_WIDTH), style
+        return f"{text} ", style
 
     def render(self) -> Content:
         ctx = tutor_context(self)

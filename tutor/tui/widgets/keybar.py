@@ -50,5 +50,5 @@ class KeyBar(Static):
             return
         parts: list[str | tuple[str, str]] = []
         for keys, description in self.grouped_keys():
-            parts += [(f" {keys} ", "reverse bold"), f" {description}  "]
+            parts += [(keys, "bold $text-accent"), f" {description}  "]
         self.update(Content.assemble(*parts))

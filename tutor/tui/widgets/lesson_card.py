@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from textual.content import Content
+from textual.app import ComposeResult
+from textual.containers import Grid
 from textual.widgets import Static
 
 from tutor.content.models import LessonCard
 from tutor.tui.context import tutor_context
 
 
-class LessonCardView(Static):
+class LessonCardView(Grid):
+    """Headings in one column, their text beside them, wrapped by Textual (CJK-aware)."""
+
     DEFAULT_CSS = """
-    LessonCardView { height: auto; padding: 0 1; margin: 1 0; border: round $accent 60%; }
+    LessonCardView {
+        grid-size: 2;
+        grid-columns: auto 1fr;
+        grid-rows: auto;
+        grid-gutter: 0 2;
+        height: auto;
+        padding: 0 1;
+        margin: 1 0;
+        border: round $accent 60%;
+    }
+    LessonCardView .card-heading { text-style: bold; color: $text-accent; }
+    LessonCardView Static { height: auto; }
     """
 
     def __init__(self, card: LessonCard, lesson_titles: dict[str, str]) -> None:
@@ -19,12 +33,10 @@ class LessonCardView(Static):
         self.card = card
         self.lesson_titles = lesson_titles
 
-    def on_mount(self) -> None:
-        parts: list[str | tuple[str, str]] = []
+    def compose(self) -> ComposeResult:
         for heading, lines in self.sections():
-            parts.append((f"{heading}\n", "bold $text-accent"))
-            parts += [f"  {line}\n" for line in lines]
-        self.update(Content.assemble(*parts).rstrip())
+            yield Static(heading, classes="card-heading", markup=False)
+            yield Static("\n".join(lines), markup=False)
 
     def sections(self) -> list[tuple[str, list[str]]]:
         ctx = tutor_context(self)

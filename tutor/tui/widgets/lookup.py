@@ -27,9 +27,9 @@ from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
 
 # Cited facts for the real-scale view (Qwen3.8's vocabulary, width, and IDs of the sentence).
-REAL_VOCAB = "qwen38_vocab_size"
-REAL_DIM = "qwen38_hidden_size"
-REAL_SENTENCE_IDS = "qwen38_running_ids"
+REAL_VOCAB = "qwen38.vocab_size"
+REAL_DIM = "qwen38.hidden_size"
+REAL_SENTENCE_IDS = "qwen38.sentence_ids"
 
 # Tokens that fill the small vocabulary after the sentence's own: everyday words whose
 # rows the learner meets elsewhere in the lesson.

@@ -1,0 +1,119 @@
+"""The progress store: what a learner did is there after a restart, for them alone."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tutor.tui.store import DB_FILENAME, SCHEMA_VERSION, ProgressStore, StoreError
+
+
+def test_visits_positions_and_resume_survive_reopening(tmp_path: Path) -> None:
+    store = ProgressStore("ada", tmp_path)
+    store.visit_page("embedding", 1)
+    store.visit_page("embedding", 3)
+    store.visit_page("other", 2)
+    store.visit_page("embedding", 3)
+    store.close()
+
+    reopened = ProgressStore("ada", tmp_path)
+    assert reopened.visited_pages("embedding") == {1, 3}
+    assert reopened.lesson_page("embedding") == 3
+    assert reopened.lesson_page("missing") is None
+    position = reopened.last_position()
+    assert (position.lesson, position.page) == ("embedding", 3)
+
+
+def test_learners_are_kept_apart(tmp_path: Path) -> None:
+    ProgressStore("ada", tmp_path).visit_page("embedding", 5)
+    bob = ProgressStore("bob", tmp_path)
+    assert bob.visited_pages("embedding") == set()
+    assert bob.last_position() is None
+
+
+def test_quiz_attempts_keep_every_answer_in_order(tmp_path: Path) -> None:
+    store = ProgressStore("ada", tmp_path)
+    store.record_attempt("embedding", "q1", 2, False)
+    store.record_attempt("embedding", "q1", [0, 3], True)
+    store.record_attempt("embedding", "q2", "248,320", True)
+    attempts = ProgressStore("ada", tmp_path).attempts("embedding", "q1")
+    assert [(a.answer, a.correct) for a in attempts] == [(2, False), ([0, 3], True)]
+    last = store.last_attempt("embedding", "q2")
+    assert (last.answer, last.correct) == ("248,320", True)
+
+
+def test_summary_sections_and_submission(tmp_path: Path) -> None:
+    store = ProgressStore("ada", tmp_path)
+    store.save_summary("embedding", "understanding", "ID 是行号")
+    store.save_summary("embedding", "understanding", "ID 只是行号")
+    assert not store.summary_submitted("embedding")
+    store.submit_summary("embedding", {"understanding": "ID 只是行号", "models": "查表"})
+    reopened = ProgressStore("ada", tmp_path)
+    assert reopened.summary("embedding") == {"understanding": "ID 只是行号", "models": "查表"}
+    assert reopened.summary_submitted("embedding")
+
+
+def test_database_is_wal_with_a_schema_version(tmp_path: Path) -> None:
+    ProgressStore("ada", tmp_path).visit_page("embedding", 1)
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this tutor"):
+        ProgressStore("ada", tmp_path)
+
+
+def test_guest_store_writes_nothing(tmp_path: Path) -> None:
+    guest = ProgressStore("guest", tmp_path, guest=True)
+    guest.visit_page("embedding", 2)
+    guest.save_summary("embedding", "understanding", "hello")
+    assert guest.last_position().page == 2
+    assert guest.path is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_data_dir_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path / "elsewhere"))
+    store = ProgressStore("ada")
+    assert store.path == tmp_path / "elsewhere" / DB_FILENAME
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from tutor.tui.store import ProgressStore
+
+    store = ProgressStore("ada", Path(sys.argv[1]))
+    for n in range(200):
+        store.visit_page("embedding", n % 16 + 1)
+        store.record_attempt("embedding", f"q{sys.argv[2]}", n, n % 2 == 0)
+        store.save_summary("embedding", f"s{sys.argv[2]}", "x" * n)
+    """
+)
+
+
+def test_two_sessions_of_one_learner_write_at_once(tmp_path: Path) -> None:
+    """Two processes hammer the same learner's rows; every write lands, the file stays sound."""
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), str(n)]) for n in (1, 2)
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    store = ProgressStore("ada", tmp_path)
+    assert len(store.attempts("embedding", "q1")) == 200
+    assert len(store.attempts("embedding", "q2")) == 200
+    assert store.summary("embedding") == {"s1": "x" * 199, "s2": "x" * 199}
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
