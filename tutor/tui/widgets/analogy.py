@@ -24,7 +24,7 @@ class AnalogyDemo(Vertical):
     AnalogyDemo { height: auto; }
     AnalogyDemo Horizontal { height: auto; }
     AnalogyDemo Input { width: 1fr; }
-    AnalogyDemo .op { width: 3; padding: 1 1; }
+    AnalogyDemo .op { width: 3; padding: 0 1; }
     AnalogyDemo Button { min-width: 8; }
     """
 
@@ -54,7 +54,7 @@ class AnalogyDemo(Vertical):
             yield Input(self.config.b, id="b")
             yield Static("+", classes="op")
             yield Input(self.config.c, id="c")
-            yield Button(ctx.t("analogy.run"), id="run")
+            yield Button(ctx.t("analogy.run"), id="run", compact=True)
         stages = [ctx.t("heat.stage.after"), ctx.t("heat.stage.before")]
         yield ChoiceBar(["after", "before"], stages, id="stage")
         yield Static(ctx.t("working"), id="result")

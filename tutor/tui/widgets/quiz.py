@@ -34,8 +34,9 @@ class QuizQuestion(Vertical):
     QuizQuestion { height: auto; margin: 1 0; padding: 0 1; border: round $primary 50%; }
     QuizQuestion > Static { height: auto; }
     QuizQuestion RadioSet { width: 1fr; }
-    QuizQuestion TextArea { height: 4; }
+    QuizQuestion TextArea { height: 4; background: $boost; }
     QuizQuestion #submit { margin: 1 0 0 0; }
+    QuizQuestion #feedback { margin: 1 0 0 0; }
     """
 
     def __init__(
@@ -58,19 +59,20 @@ class QuizQuestion(Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         q = self.question
-        yield Static(Content.styled(f"{self.number}. {q.prompt}", "bold"), classes="prompt")
+        yield Static(Content.styled(f"{self.number}. {self._text(q.prompt)}", "bold"))
         if q.type == "single":
-            yield RadioSet(*(RadioButton(c.text) for c in q.choices), id="answer")
+            buttons = (RadioButton(self._text(c.text), compact=True) for c in q.choices)
+            yield RadioSet(*buttons, id="answer", compact=True)
         elif q.type == "multiple":
             with Vertical(id="answer"):
                 for choice in q.choices:
-                    yield Checkbox(choice.text)
+                    yield Checkbox(self._text(choice.text), compact=True)
         elif q.type == "numeric":
             unit = f"({q.unit})" if q.unit else ""
             yield Input(placeholder=ctx.t("quiz.numeric_prompt", unit=unit), id="answer")
         else:
-            yield TextArea(id="answer", soft_wrap=True, show_line_numbers=False)
-        yield Button(ctx.t("quiz.submit"), id="submit", variant="primary")
+            yield TextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
+        yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
         yield Static(id="feedback")
 
     def on_mount(self) -> None:
@@ -78,6 +80,9 @@ class QuizQuestion(Vertical):
         if last is not None:
             self._restore(last.answer)
             self._judge(last.answer, record=False)
+
+    def _text(self, text: str) -> str:
+        return tutor_context(self).fill_facts(text)
 
     def _restore(self, answer: Any) -> None:
         """Put a recorded answer back into the controls."""
@@ -128,7 +133,7 @@ class QuizQuestion(Vertical):
         if record:
             ctx.store.record_attempt(self.lesson_id, q.id, answer, correct)
         if correct and q.explain:
-            lines.append((q.explain, ""))
+            lines.append((self._text(q.explain), ""))
         count = len(ctx.store.attempts(self.lesson_id, q.id))
         lines.append((ctx.t("quiz.attempts", count=count), "dim"))
         self._show(lines)
@@ -154,7 +159,10 @@ class QuizQuestion(Vertical):
         choice = self.question.choices[answer]
         return choice.correct, [
             self._verdict(choice.correct),
-            (f"{ctx.t('quiz.you_chose')}: {choice.text} — {choice.explain}", ""),
+            (
+                f"{ctx.t('quiz.you_chose')}: {self._text(choice.text)} — {self._text(choice.explain)}",
+                "",
+            ),
         ]
 
     def _judge_multiple(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
@@ -169,7 +177,8 @@ class QuizQuestion(Vertical):
             if n in chosen or n in wanted:
                 right = (n in chosen) == (n in wanted)
                 mark = "✓" if right else "✗"
-                lines.append((f"{mark} {choice.text} — {choice.explain}", "" if right else "bold"))
+                line = f"{mark} {self._text(choice.text)} — {self._text(choice.explain)}"
+                lines.append((line, "" if right else "bold"))
         return correct, lines
 
     def _judge_numeric(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
@@ -203,7 +212,7 @@ class QuizQuestion(Vertical):
 
     def plain_text(self) -> str:
         q = self.question
-        lines = [f"{self.number}. {q.prompt}"]
-        lines += [f"  {n}) {c.text}" for n, c in enumerate(q.choices, 1)]
+        lines = [f"{self.number}. {self._text(q.prompt)}"]
+        lines += [f"  {n}) {self._text(c.text)}" for n, c in enumerate(q.choices, 1)]
         lines += [text for text, _style in self.feedback]
         return "\n".join(lines)

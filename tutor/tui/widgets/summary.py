@@ -27,7 +27,8 @@ class SummaryEditor(Vertical):
     SummaryEditor { height: auto; margin: 1 0; }
     SummaryEditor > Static { height: auto; }
     SummaryEditor .section-title { margin: 1 0 0 0; text-style: bold; }
-    SummaryEditor TextArea { height: 5; }
+    SummaryEditor TextArea { height: 5; background: $boost; }
+    SummaryEditor #submit-summary { margin: 1 0; }
     SummaryEditor #reference { display: none; }
     SummaryEditor.-submitted #reference { display: block; }
     """
@@ -54,9 +55,10 @@ class SummaryEditor(Vertical):
                 id=f"section-{section.id}",
                 soft_wrap=True,
                 show_line_numbers=False,
+                compact=True,
             )
         yield Static(id="status")
-        yield Button(ctx.t("summary.submit"), id="submit-summary", variant="primary")
+        yield Button(ctx.t("summary.submit"), id="submit-summary", variant="primary", compact=True)
         yield Static(id="grade")
         yield Markdown(
             f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",

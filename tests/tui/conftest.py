@@ -1,0 +1,66 @@
+"""Shared helpers: a TutorApp on the shipped lesson with its own progress dir, and waiting.
+
+Animations and cursor blink are off (animate=False) so that screens are deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tutor.content import Lesson, load_lessons
+from tutor.core.paths import content_dir
+from tutor.tui.app import TutorApp
+
+LESSON = "embedding"
+LEARNER = "tester"
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let workers finish and their messages land, so what is asserted is what is shown."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shipped_lesson() -> Lesson:
+    lesson = load_lessons(content_dir()).lesson(LESSON)
+    assert lesson is not None
+    return lesson
+
+
+def page_with(widget: str, nth: int = 0) -> int:
+    """Number of the nth shipped page holding a `widget` block."""
+    numbers = [
+        page.number
+        for page in shipped_lesson().pages
+        for block in page.body_blocks
+        if getattr(block, "widget", None) == widget
+    ]
+    return numbers[nth]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def make_app(data_dir: Path) -> Callable[..., TutorApp]:
+    def build(**options: object) -> TutorApp:
+        settings: dict[str, object] = {
+            "content_root": content_dir(),
+            "lang": "zh",
+            "learner": LEARNER,
+            "data_dir": data_dir,
+            "animate": False,
+        }
+        settings.update(options)
+        return TutorApp(**settings)  # type: ignore[arg-type]
+
+    return build

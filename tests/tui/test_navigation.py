@@ -1,0 +1,163 @@
+"""Moving through the lesson by keyboard: home, every page in order, jumps, resume."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import OptionList
+
+from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tutor.tui.app import SCREEN_FOR_KIND, TutorApp
+from tutor.tui.screens.help import HelpScreen
+from tutor.tui.screens.home import HomeScreen
+from tutor.tui.screens.page import PageScreen
+from tutor.tui.screens.reading import ReadingScreen
+
+
+async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        text = app.screen.plain_text()
+        lesson = shipped_lesson()
+        assert f"{lesson.card.title} ({LESSON}): 未开始" in text
+        assert "还没有学习记录" in text
+        assert app.screen.query_one("#lessons", OptionList).option_count == 1
+
+
+async def test_whole_lesson_forward_and_back_by_keys(make_app: Callable[..., TutorApp]) -> None:
+    """n walks every page in order with the screen class of its kind; p walks back."""
+    lesson = shipped_lesson()
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        for index, page in enumerate(lesson.pages):
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, SCREEN_FOR_KIND[page.kind]), page.number
+            assert screen.page.number == page.number
+            header = f"第 {index + 1} / {len(lesson.pages)} 页"
+            assert header in str(screen.query_one("#page-header").render())
+            await pilot.press("n")
+        await settle(pilot)
+        assert app.screen.page.number == lesson.pages[-1].number  # the last page stays
+        for _ in lesson.pages[1:]:
+            await pilot.press("p")
+        await settle(pilot)
+        assert app.screen.page.number == lesson.pages[0].number
+        await pilot.press("right", "right", "left")
+        await settle(pilot)
+        assert app.screen.page.number == lesson.pages[1].number
+        await pilot.press("h")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        visited = app.ctx.store.visited_pages(LESSON)
+        assert visited == {page.number for page in lesson.pages}
+        assert f"{lesson.card.title} ({LESSON}): 已完成" in app.screen.plain_text()
+
+
+async def test_open_a_page_directly_and_resume_after_restart(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    lesson = shipped_lesson()
+    target = lesson.pages[4].number
+    app = make_app(start_lesson=LESSON, start_page=target)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert app.screen.page.number == target
+        await pilot.press("n")
+        await settle(pilot)
+
+    restarted = make_app()
+    async with restarted.run_test() as pilot:
+        await settle(pilot)
+        home = restarted.screen
+        assert isinstance(home, HomeScreen)
+        assert f"第 {lesson.pages[5].number} 页" in home.plain_text()
+        assert "学习中 2/" in home.plain_text()
+        await pilot.press("r")
+        await settle(pilot)
+        assert restarted.screen.page.number == lesson.pages[5].number
+        await pilot.press("h", "enter")  # entering the lesson also goes back to that page
+        await settle(pilot)
+        assert restarted.screen.page.number == lesson.pages[5].number
+
+
+async def test_a_missing_page_is_a_message_not_a_crash(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=999)
+    async with app.run_test(notifications=True) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        messages = [n.message for n in app._notifications]
+        assert any("没有第 999 页" in message for message in messages)
+
+
+async def test_command_palette_jumps_to_any_page(make_app: Callable[..., TutorApp]) -> None:
+    lesson = shipped_lesson()
+    last = lesson.pages[-1]
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*f"{last.number}. {last.title}")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PageScreen)
+        assert app.screen.page.number == last.number
+
+
+async def test_help_and_plain_text_open_and_close(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=shipped_lesson().pages[0].number)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        page_screen = app.screen
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        help_text = str(app.screen.query_one("#help-text").render())
+        assert "下一页" in help_text and "退出" in help_text and "本课目标" in help_text
+        await pilot.press("escape")
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReadingScreen)
+        assert shipped_lesson().card.question in app.screen.text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is page_screen
+
+
+async def test_english_interface(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(lang="en")
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert "not started" in app.screen.plain_text()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Page 1 of" in str(app.screen.query_one("#page-header").render())
+
+
+async def test_theme_toggles(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        before = app.theme
+        await pilot.press("t")
+        assert app.theme != before
+        await pilot.press("t")
+        assert app.theme == before
+
+
+async def test_guest_mode_says_so_and_saves_nothing(
+    make_app: Callable[..., TutorApp], data_dir
+) -> None:
+    app = make_app(guest=True)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert "访客模式" in app.screen.plain_text()
+        await pilot.press("enter")
+        await settle(pilot)
+    assert not data_dir.exists()
