@@ -37,10 +37,11 @@ def inputs_fingerprint() -> str:
 
 
 def manifest_files(assets: Path) -> dict[str, str]:
+    """Every built file's sha256; hand-kept files are inputs, edited without a rebuild."""
     return {
         str(p.relative_to(assets)): sha256(p)
         for p in sorted(assets.rglob("*"))
-        if p.is_file() and p.name != MANIFEST
+        if p.is_file() and p.name != MANIFEST and str(p.relative_to(assets)) not in HAND_KEPT
     }
 
 
