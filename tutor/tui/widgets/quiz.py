@@ -157,12 +157,10 @@ class QuizQuestion(Vertical):
         if answer is None:
             return None, [(ctx.t("quiz.choose_first"), "bold $text-warning")]
         choice = self.question.choices[answer]
+        chose = f"{ctx.t('quiz.you_chose')}: {self._text(choice.text)}"
         return choice.correct, [
             self._verdict(choice.correct),
-            (
-                f"{ctx.t('quiz.you_chose')}: {self._text(choice.text)} — {self._text(choice.explain)}",
-                "",
-            ),
+            (f"{chose} — {self._text(choice.explain)}", ""),
         ]
 
     def _judge_multiple(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:

@@ -1,0 +1,253 @@
+"""Every widget answers the keyboard and shows what the core computes, on the shipped lesson."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from textual import events
+from textual.widgets import Input
+
+from tests.tui.conftest import LESSON, page_with, settle
+from tutor.core.model import open_model
+from tutor.core.similarity import analogy, nearest, similarity
+from tutor.core.tokenize import MAX_TEXT_CHARS, get_scheme
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.analogy import AnalogyDemo
+from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.lookup import REAL_DIM, REAL_VOCAB, LookupDemo
+from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.path import RepresentationPath
+from tutor.tui.widgets.pipeline import PipelineStrip
+from tutor.tui.widgets.rows import RowsDemo
+from tutor.tui.widgets.token_strip import TokenStrip
+
+
+async def focus(pilot, widget) -> None:
+    widget.focus()
+    await settle(pilot)
+
+
+async def test_token_strip_tokenizes_as_you_type_and_switches_scheme(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        first_scheme = strip.config.schemes[0]
+        expected = get_scheme(first_scheme).encode(strip.config.text)
+        assert [(t.piece, t.id) for t in strip.result.tokens] == [(t.piece, t.id) for t in expected]
+
+        text_input = strip.query_one("#text", Input)
+        await focus(pilot, text_input)
+        text_input.value = ""
+        await pilot.press(*"猫和狗")
+        await settle(pilot)
+        assert strip.result.text == "猫和狗"
+        assert strip.result.tokens == get_scheme(first_scheme).encode("猫和狗")
+
+        await focus(pilot, strip.query_one("#scheme", ChoiceBar))
+        await pilot.press("right")
+        await settle(pilot)
+        second = strip.config.schemes[1]
+        assert strip.result.scheme == second
+        assert strip.result.tokens == get_scheme(second).encode("猫和狗")
+        assert f"{second}: 3 个字符" in strip.plain_text()
+
+
+async def test_a_100000_character_paste_is_tokenized_and_one_more_is_refused(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        text_input = strip.query_one("#text", Input)
+        await focus(pilot, text_input)
+        text_input.value = ""
+        pasted = ("小明把苹果给了小王。" * 10_000)[:MAX_TEXT_CHARS]
+        text_input.post_message(events.Paste(pasted))
+        await settle(pilot)
+        assert strip.result is not None
+        assert len(strip.result.text) == MAX_TEXT_CHARS
+        expected = get_scheme(strip.scheme).encode(pasted)
+        assert len(strip.result.tokens) == len(expected)
+        assert "100,000 个字符" in strip.plain_text()
+        assert "还有" in str(strip.query_one("#pieces").render())
+
+        text_input.post_message(events.Paste("猫"))
+        await settle(pilot)
+        assert strip.result is None
+        assert "100,001" in strip.error and "100,000" in strip.error
+        assert "无法切分" in strip.plain_text()
+
+
+async def test_neighbours_pick_type_and_show_ties(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        model = open_model()
+        first = panel.config.tokens[0]
+        assert panel.token == first
+        for answer in panel.answers:
+            assert answer.result == nearest(model, first, answer.scheme, panel.config.k)
+
+        await focus(pilot, panel.query_one("#choice", ChoiceBar))
+        await pilot.press("right")
+        await settle(pilot)
+        second = panel.config.tokens[1]
+        assert panel.token == second
+        assert panel.answers[0].result.piece == second
+
+        other = panel.query_one("#other", Input)
+        await focus(pilot, other)
+        await pilot.press(*"小王", "enter")
+        await settle(pilot)
+        assert panel.token == "小王"
+        reading = panel.plain_text()
+        if "onehot" in panel.config.schemes:
+            onehot = next(a for a in panel.answers if a.scheme == "onehot")
+            assert all(n.rank == 1 for n in onehot.result.neighbours)
+            assert f"全部 {onehot.result.tie_count:,} 个其他 token 并列第 1" in reading
+        if "id" in panel.config.schemes:
+            id_answer = next(a for a in panel.answers if a.scheme == "id")
+            assert id_answer.result.neighbours[0].score == 1.0
+            assert "=1" in "".join(panel._column(id_answer))
+
+
+async def test_neighbours_name_the_pieces_of_a_token_that_splits(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        panel.ask("小明把苹果给了小王")
+        await settle(pilot)
+        assert all(answer.result is None for answer in panel.answers)
+        assert "splits into" in panel.answers[0].error
+
+
+async def test_lookup_product_equals_the_row_and_scale_toggles(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("lookup"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(LookupDemo)
+        table = demo.table
+        assert table.weights.shape == (demo.config.small_vocab, demo.config.small_dim)
+        model = open_model()
+        rows = model.table("after").lookup(table.model_ids)[:, : demo.config.small_dim]
+        assert np.array_equal(table.weights, rows)
+
+        await focus(pilot, demo.query_one("#token", ChoiceBar))
+        await pilot.press("right", "right")
+        await settle(pilot)
+        row, one_hot, product = demo._product()
+        assert row == table.sentence[2]
+        assert one_hot.tolist() == [1.0 if i == row else 0.0 for i in range(len(one_hot))]
+        assert np.array_equal(product, table.weights[row])
+        assert f"等于 E 的第 {row} 行" in demo.plain_text()
+
+        await pilot.press("s")
+        await settle(pilot)
+        assert demo.real_scale
+        facts = app.ctx.facts
+        reading = demo.plain_text()
+        assert f"{int(facts[REAL_VOCAB].value):,}" in reading
+        assert f"{int(facts[REAL_DIM].value):,}" in reading
+
+
+async def test_heatmap_before_after_numbers_and_cursor(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        model = open_model()
+        start = heatmap.config.stage
+        _, expected = similarity(model, heatmap.config.tokens, start)
+        assert np.allclose(heatmap.matrix, expected)
+
+        await focus(pilot, heatmap)
+        await pilot.press("s")
+        await settle(pilot)
+        other = "after" if start == "before" else "before"
+        assert heatmap.stage == other
+        _, expected_other = similarity(model, heatmap.config.tokens, other)
+        assert np.allclose(heatmap.matrix, expected_other)
+
+        await pilot.press("down", "right", "right")
+        assert heatmap.cursor == (1, 3)
+        pieces = heatmap.pieces
+        assert heatmap.cell_text(1, 3).startswith(f"「{pieces[1]}」 × 「{pieces[3]}」")
+        assert f"{expected_other[1, 3]:.3f}" in heatmap.cell_text(1, 3)
+
+        await pilot.press("v")
+        assert heatmap.numbers
+        assert "余弦 × 100" in str(heatmap.render())
+        reading = heatmap.plain_text()
+        assert reading.splitlines()[1].startswith(f"{pieces[0]}: {pieces[1]} ")
+
+
+async def test_pipeline_path_rows_analogy_and_facts(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("pipeline"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(PipelineStrip)
+        assert strip.plain_text().startswith("本课在：Embedding")
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("path"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        path = app.screen.query_one(RepresentationPath)
+        await focus(pilot, path.query_one("#stages", ChoiceBar))
+        await pilot.press("right")
+        await settle(pilot)
+        second = path.config.stages[1]
+        assert path.stage == second
+        detail = str(path.query_one("#detail").render())
+        assert app.ctx.fill_facts(second.solved) in detail
+        assert "{{fact:" not in detail
+        strips = list(path.query(FactStrip))
+        assert len(strips) == 1
+        await focus(pilot, strips[0])
+        key = strips[0].keys[0]
+        fact = app.ctx.facts[key]
+        shown = str(strips[0].query_one("#detail").render())
+        assert fact.source in shown and "证据" in shown
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        rows = app.screen.query(RowsDemo).first()
+        scheme = get_scheme("project")
+        token = rows.config.token
+        row = scheme.single_id(token)
+        assert f"「{token}」在每句里都取第 {row} 行" in rows.plain_text()
+        own = rows.query_one("#own", Input)
+        await focus(pilot, own)
+        await pilot.press(*f"我喜欢{token}", "enter")
+        await settle(pilot)
+        assert rows.sentences[-1] == f"我喜欢{token}"
+        assert f"「{token}」在每句里都取第 {row} 行" in rows.plain_text()
+        reordered = app.screen.query(RowsDemo).last()
+        a, b = reordered.config.sentences
+        assert f"「{a}」和「{b}」取到的是同一组行" in reordered.plain_text()
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("analogy"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(AnalogyDemo)
+        config = demo.config
+        model = open_model()
+        assert demo.found == analogy(model, config.a, config.b, config.c, "after", config.k)
+        await focus(pilot, demo.query_one("#stage", ChoiceBar))
+        await pilot.press("right")
+        await settle(pilot)
+        assert demo.stage == "before"
+        assert demo.found == analogy(model, config.a, config.b, config.c, "before", config.k)
