@@ -1,0 +1,308 @@
+"""Key latency: from a key press to the refreshed screen, for the heaviest interactions.
+
+Method. The tutor runs in this process (shipped defaults, fresh data dir, 80x24) under a
+Textual driver that renders every frame exactly as for a terminal but keeps it in memory
+with the time it was written (`FrameDriver`; Textual's headless driver skips rendering).
+For each press the clock starts just before the key (or paste) event is handed to the app
+the way the real driver hands it over, and stops at the write of the first frame that
+shows the answer: the heatmap's title naming the new stage, the neighbour list's heading
+naming the new token, the token strip's count of the 2,000 pasted characters. No polling:
+the waiting coroutine wakes on each frame write. Pilot's own `press`/`pause` are not
+timed, since each of them sleeps at least 20 ms to detect idleness; they only set up and
+settle between presses (untimed). After each press every new frame is replayed on a pyte
+screen, and the press only counts as verified if the whole screen then shows the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyte
+from _common import emit, machine, parse_args, summary_ms
+from textual import events
+from textual.drivers.headless_driver import HeadlessDriver
+from textual.widgets import Input
+
+from tutor.content import load_lessons
+from tutor.content.widgets import HeatmapWidget, NeighboursWidget, TokensWidget
+from tutor.core.model import open_model
+from tutor.core.paths import content_dir, corpus_dir
+from tutor.core.tokenize import get_scheme
+from tutor.tui.app import TutorApp
+from tutor.tui.i18n import t
+from tutor.tui.store import default_learner
+from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.token_strip import TokenStrip
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+COLS, ROWS = 80, 24
+LESSON = "embedding"
+PASTE_CHARS = 2_000
+TIMEOUT_S = 30.0
+_ESCAPE = re.compile(r"\x1b(\[[0-9;?<>=$]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])")
+
+
+@dataclass
+class Frames:
+    """Every frame the app wrote, with its time; wakes whoever waits for the next one."""
+
+    log: list[tuple[float, str]] = field(default_factory=list)
+    written: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+FRAMES = Frames()
+
+
+class FrameDriver(HeadlessDriver):
+    """Headless input, but the app renders every frame and `write` keeps it."""
+
+    @property
+    def is_headless(self) -> bool:
+        return False
+
+    def write(self, data: str) -> None:
+        FRAMES.log.append((time.perf_counter(), data))
+        FRAMES.written.set()
+
+
+def plain(frame: str) -> str:
+    """A frame's text with escape sequences removed: what one styled run says, contiguous."""
+    return _ESCAPE.sub("", frame)
+
+
+class Screen:
+    """The learner's terminal: every frame replayed on pyte, outside the timed part."""
+
+    def __init__(self) -> None:
+        self.screen = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.Stream(self.screen)
+        self.fed = 0
+
+    def catch_up(self) -> str:
+        for _, frame in FRAMES.log[self.fed :]:
+            self.stream.feed(frame)
+        self.fed = len(FRAMES.log)
+        return "\n".join(self.screen.display)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Untimed: messages handled, workers done, screen refreshed."""
+    for _ in range(2):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def timed(send: Callable[[], None], shows: str) -> float:
+    """Seconds from `send()` to the first frame written after it whose text holds `shows`."""
+    start_index = len(FRAMES.log)
+    FRAMES.written.clear()
+    start = time.perf_counter()
+    send()
+    checked = start_index
+    while True:
+        async with asyncio.timeout(TIMEOUT_S):
+            await FRAMES.written.wait()
+        FRAMES.written.clear()
+        for stamp, frame in FRAMES.log[checked:]:
+            if shows in plain(frame):
+                return stamp - start
+        checked = len(FRAMES.log)
+
+
+def press(app: TutorApp, key: str) -> Callable[[], None]:
+    """Hand a key to the app as the terminal driver does (cf. App._press_keys)."""
+
+    def send() -> None:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)  # type: ignore[union-attr]
+
+    return send
+
+
+@dataclass
+class Scenario:
+    name: str
+    page: int
+    run: Callable[[Pilot[None], Screen, int], Awaitable[tuple[list[float], int]]]
+
+
+def first_page_with(widget: str, prefer: Callable[[object], int] = lambda c: 0) -> tuple[int, int]:
+    """(page number, block index) of the shipped block of `widget` that `prefer` rates highest."""
+    lesson = load_lessons(content_dir()).lesson(LESSON)
+    assert lesson is not None
+    found = [
+        (prefer(block.config), -page.number, page.number, index)
+        for page in lesson.pages
+        for index, block in enumerate(page.body_blocks)
+        if getattr(block, "widget", None) == widget
+    ]
+    best = max(found)
+    return best[2], best[3]
+
+
+async def heatmap_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """`s` switches before/after; the first two switches compute, later ones redraw."""
+    app = pilot.app
+    heatmap = app.screen.query_one(Heatmap)
+    heatmap.focus()
+    await settle(pilot)
+    config: HeatmapWidget = heatmap.config
+    times, verified = [], 0
+    for _ in range(n):
+        stage = "after" if heatmap.stage == "before" else "before"
+        title = t("heat.title", "zh", count=len(config.tokens), stage=t(f"heat.stage.{stage}"))
+        times.append(await timed(press(app, "s"), title))
+        await settle(pilot)
+        verified += title in screen.catch_up()
+    return times, verified
+
+
+def new_tokens(n: int, taken: Sequence[str]) -> list[str]:
+    """n whole-character tokens of the project vocabulary, none of them offered already."""
+    scheme = open_model().scheme
+    pieces = []
+    for token_id in range(scheme.vocab_size):
+        piece = scheme.id_to_piece(token_id)
+        if token_id in scheme.special_ids or piece in taken or piece.startswith("<"):
+            continue
+        if all("\u4e00" <= ch <= "\u9fff" for ch in piece):
+            pieces.append(piece)
+    return random.Random(0).sample(pieces, min(n, len(pieces)))
+
+
+async def neighbour_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """Type a token the panel does not offer (untimed), then time the Enter that asks."""
+    app = pilot.app
+    panel = app.screen.query_one(NeighboursPanel)
+    config: NeighboursWidget = panel.config
+    field_ = panel.query_one("#other", Input)
+    field_.focus()
+    await settle(pilot)
+    scheme = open_model().scheme
+    times, verified = [], 0
+    for token in new_tokens(n, config.tokens):
+        field_.value = token
+        await settle(pilot)
+        token_id = scheme.single_id(token)
+        heading = t("nb.heading", "zh", token=scheme.id_to_piece(token_id), id=token_id, k=config.k)
+        times.append(await timed(press(app, "enter"), heading))
+        await settle(pilot)
+        verified += heading in screen.catch_up()
+    return times, verified
+
+
+def paste_texts(n: int) -> list[str]:
+    """n different single-line 2,000-character slices of the shipped corpus."""
+    text = "".join((corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8").split())
+    step = max(1, (len(text) - PASTE_CHARS) // n)
+    return [text[i * step : i * step + PASTE_CHARS] for i in range(n)]
+
+
+async def paste_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """Clear the strip's input (untimed), then time a 2,000-character paste into it."""
+    app = pilot.app
+    strip = app.screen.query_one(TokenStrip)
+    config: TokensWidget = strip.config
+    field_ = strip.query_one("#text", Input)
+    field_.focus()
+    scheme = get_scheme(config.schemes[0])
+    times, verified = [], 0
+    for text in paste_texts(n):
+        field_.value = ""
+        await settle(pilot)
+        count = t(
+            "tokens.count",
+            "zh",
+            chars=f"{len(text):,}",
+            count=f"{len(scheme.encode(text)):,}",
+            vocab=f"{scheme.vocab_size:,}",
+        )
+
+        def send(text: str = text) -> None:
+            app._driver.send_message(events.Paste(text))  # type: ignore[union-attr]
+
+        times.append(await timed(send, count))
+        await settle(pilot)
+        verified += count in screen.catch_up()
+    return times, verified
+
+
+def run(presses: int) -> dict[str, object]:
+    heat_page, _ = first_page_with("heatmap")
+    # the panel asking the trained/initial tables, which scan every row, is the heaviest
+    nb_page, _ = first_page_with(
+        "neighbours",
+        lambda c: sum(s in ("before", "after") for s in c.schemes),  # type: ignore[attr-defined]
+    )
+    tok_page, _ = first_page_with("tokens")
+    scenarios = [
+        Scenario("heatmap_toggle", heat_page, heatmap_presses),
+        Scenario("neighbours_new_token", nb_page, neighbour_presses),
+        Scenario("token_strip_paste_2000", tok_page, paste_presses),
+    ]
+    results: dict[str, object] = {}
+    screen = Screen()
+
+    async def drive(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        await settle(pilot)
+        for scenario in scenarios:
+            app.open_page(LESSON, scenario.page)  # type: ignore[attr-defined]
+            await settle(pilot)
+            times, verified = await scenario.run(pilot, screen, presses)
+            results[scenario.name] = {
+                "page": scenario.page,
+                **summary_ms(times),
+                "first_ms": round(times[0] * 1000, 2),
+                "verified": verified,
+            }
+        app.exit()
+
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        app = TutorApp(
+            content_root=content_dir(), learner=default_learner(), data_dir=Path(data_dir)
+        )
+        app.driver_class = FrameDriver
+        app.run(size=(COLS, ROWS), auto_pilot=drive)
+    if app.return_code:
+        sys.exit(f"the app failed (return code {app.return_code})")
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(__doc__, argv)
+    info = machine()
+    presses = 3 if args.quick else 60
+    results = run(presses)
+    worst = max(r["p95_ms"] for r in results.values())  # type: ignore[index]
+    emit(
+        {
+            "benchmark": "keys",
+            "machine": info,
+            "quick": args.quick,
+            "method": "in process, 80x24; key event to the first rendered frame showing the "
+            "answer (frames timed in the driver's write); pyte-verified",
+            "presses_each": presses,
+            "interactions": results,
+            "target_p95_ms": 50,
+            "target_met": worst <= 50,
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""Startup: process start to the first interactive screen, `tutor` against a bare Textual app.
+
+Each run starts a fresh process on its own 80x24 pseudo-terminal, exactly as a learner's
+shell would (`python -m tutor`, fresh TUTOR_DATA_DIR; `python bench/bare_app.py`), and
+draws what it writes on a pyte screen. The clock stops when the whole first screen is
+there and the frame's bytes are drained: for the tutor, the home screen's lesson title,
+its "no progress yet" line and the key bar on the bottom row (drawn a frame later than
+the rest); for the bare app, its Static. Then ctrl+q quits, and the time to exit is
+recorded too. Nothing in the product
+is patched or subclassed. The two apps alternate, which one goes first switching every
+pair, so drift in the machine's load hits both alike.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyte
+from _common import REPO, emit, machine, parse_args
+
+COLS, ROWS = 80, 24
+TIMEOUT_S = 60.0
+QUIT = b"\x11"  # ctrl+q: Textual's quit key in both apps
+PTY_CHUNK = 4095  # a pty read this long means more of the frame is still coming
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    name: str
+    argv: list[str]
+    markers: tuple[str, ...]  # all on screen = the first interactive screen is drawn
+    bottom: tuple[str, ...] = ()  # ... and these on the last row
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    first_screen_s: float
+    exit_s: float
+
+
+def launches() -> list[Launch]:
+    """The two apps and the text that proves each one's first screen is complete."""
+    from bare_app import TEXT
+
+    from tutor.content import load_lessons
+    from tutor.core.paths import content_dir
+    from tutor.tui.i18n import t
+
+    titles = tuple(lesson.card.title for lesson in load_lessons(content_dir()).lessons)
+    return [
+        Launch("bare", [sys.executable, str(REPO / "bench" / "bare_app.py")], (TEXT,)),
+        Launch(
+            "tutor",
+            [sys.executable, "-m", "tutor"],
+            (*titles, t("home.nothing", "zh")),
+            (t("key.quit", "zh"), t("key.palette", "zh")),
+        ),
+    ]
+
+
+def _take_terminal() -> None:
+    # runs in the child after setsid: the pty on fd 0 becomes its controlling terminal
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def run_once(launch: Launch) -> Run:
+    """Start the app on a fresh pty, time its first complete screen, quit it, time the exit."""
+    screen = pyte.Screen(COLS, ROWS)
+    stream = pyte.ByteStream(screen)
+    master, slave = os.openpty()
+    termios.tcsetwinsize(master, (ROWS, COLS))
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "TUTOR_"))}
+        env.update(TERM="xterm-256color", TUTOR_DATA_DIR=data_dir, LANG="C.UTF-8")
+        env.pop("NO_COLOR", None)
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            launch.argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=REPO,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_take_terminal,
+        )
+        os.close(slave)
+        first_screen = exited = None
+        try:
+            while exited is None:
+                if time.perf_counter() - start > TIMEOUT_S:
+                    raise TimeoutError(f"{launch.name}: no first screen within {TIMEOUT_S} s")
+                ready, _, _ = select.select([master], [], [], 0.05)
+                data = b""
+                if ready:
+                    try:
+                        data = os.read(master, 65536)
+                    except OSError:  # EIO: the child closed the terminal
+                        data = b""
+                    now = time.perf_counter()
+                    stream.feed(data)
+                    drained = len(data) < PTY_CHUNK
+                    if first_screen is None and drained and _shows(screen, launch):
+                        first_screen = now - start
+                        os.write(master, QUIT)
+                if (ready and not data) or proc.poll() is not None:
+                    proc.wait(TIMEOUT_S)
+                    exited = time.perf_counter() - start
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(master)
+    if first_screen is None:
+        raise RuntimeError(f"{launch.name} exited (status {proc.returncode}) before its screen")
+    return Run(first_screen, exited)
+
+
+def _shows(screen: pyte.Screen, launch: Launch) -> bool:
+    # pyte keeps a wide character's second cell as "": joining the rows gives plain text
+    text = "\n".join(screen.display)
+    bottom = screen.display[-1]
+    return all(m in text for m in launch.markers) and all(m in bottom for m in launch.bottom)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(__doc__, argv)
+    runs_each = 2 if args.quick else 12
+    info = machine()
+    bare, tutor = launches()
+    results: dict[str, list[Run]] = {bare.name: [], tutor.name: []}
+    run_once(bare)  # warm the OS file cache for both, untimed
+    run_once(tutor)
+    for pair in range(runs_each):
+        order = (bare, tutor) if pair % 2 == 0 else (tutor, bare)
+        for launch in order:
+            results[launch.name].append(run_once(launch))
+    medians = {
+        name: {
+            "first_screen_median_s": round(statistics.median(r.first_screen_s for r in runs), 3),
+            "exit_median_s": round(statistics.median(r.exit_s for r in runs), 3),
+            "first_screen_s": [round(r.first_screen_s, 3) for r in runs],
+        }
+        for name, runs in results.items()
+    }
+    ratio = medians["tutor"]["first_screen_median_s"] / medians["bare"]["first_screen_median_s"]
+    emit(
+        {
+            "benchmark": "startup",
+            "machine": info,
+            "quick": args.quick,
+            "method": "fresh process on an 80x24 pty until the first screen is complete "
+            "(pyte), alternating; then ctrl+q",
+            "runs_each": runs_each,
+            "bare": medians["bare"],
+            "tutor": medians["tutor"],
+            "ratio_first_screen": round(ratio, 3),
+            "target_ratio": 1.25,
+            "target_met": ratio <= 1.25,
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()
