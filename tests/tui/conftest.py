@@ -20,11 +20,23 @@ LEARNER = "tester"
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let workers finish and their messages land, so what is asserted is what is shown."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    """Let workers finish and their messages land, so what is asserted is what is shown.
+
+    Widgets start workers when they mount, and show answers a message after the worker
+    ends; so wait until two looks in a row find no worker running and no widget loading.
+    """
+    quiet = 0
+    while quiet < 2:
+        await pilot.pause()
+        busy = [worker for worker in pilot.app.workers if not worker.is_finished]
+        loading = [w for w in pilot.app.screen.query("*") if getattr(w, "loading", False)]
+        if busy:
+            await pilot.app.workers.wait_for_complete(busy)
+        if busy or loading:
+            quiet = 0
+            await pilot.pause(0.02)
+        else:
+            quiet += 1
     await pilot.pause()
 
 

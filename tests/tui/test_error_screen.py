@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,28 +9,20 @@ from pathlib import Path
 
 from tests.tui.conftest import settle
 from tutor.content import load_lessons
-from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
 
-
-def broken_copy(tmp_path: Path) -> Path:
-    """The shipped lesson with an unknown fact key and a bad widget field."""
-    root = tmp_path / "content"
-    shutil.copytree(content_dir(), root)
-    page = sorted((root / "embedding").glob("0*.md"))[1]
-    text = page.read_text(encoding="utf-8")
-    page.write_text(text + "\n{{fact:no.such.fact}}\n\n```tutor pipeline\ncurrent: nowhere\n```\n")
-    return root
+BROKEN = Path(__file__).parent / "fixtures" / "broken"
 
 
-async def test_error_screen_lists_check_lines(
-    make_app: Callable[..., TutorApp], tmp_path: Path
-) -> None:
-    root = broken_copy(tmp_path)
-    problems = load_lessons(root).errors
-    assert len(problems) >= 2
-    app = make_app(content_root=root)
+async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp]) -> None:
+    problems = load_lessons(BROKEN).errors
+    messages = [problem.message for problem in problems]
+    assert len(messages) == 3
+    assert messages[0] == "unknown field 'colour'"
+    assert messages[1] == "unknown fact key 'no.such.fact'"
+    assert messages[2].startswith("pipeline widget: 'current' must be one of")
+    app = make_app(content_root=BROKEN)
     async with app.run_test() as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen)
@@ -39,10 +30,16 @@ async def test_error_screen_lists_check_lines(
         for problem in problems:
             assert str(problem) in shown
         assert "Traceback" not in shown
+        assert "课程内容有 3 处错误" in str(app.screen.query_one("#page-header").render())
+        await pilot.press("n", "enter", "question_mark")  # nothing to open; help still works
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
 
     check = subprocess.run(
-        [sys.executable, "-m", "tutor", "check", str(root)], capture_output=True, text=True
+        [sys.executable, "-m", "tutor", "check", str(BROKEN)], capture_output=True, text=True
     )
     assert check.returncode == 1
     for problem in problems:
-        assert str(problem) in check.stdout + check.stderr
+        assert str(problem) in check.stdout

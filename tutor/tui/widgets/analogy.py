@@ -30,13 +30,19 @@ class AnalogyDemo(Vertical):
 
     class Answered(Message):
         def __init__(
-            self, terms: tuple[str, str, str], stage: str, found: list[Neighbour], error: str
+            self,
+            terms: tuple[str, str, str],
+            stage: str,
+            found: list[Neighbour],
+            error: str,
+            request: int,
         ) -> None:
             super().__init__()
             self.terms = terms
             self.stage = stage
             self.found = found
             self.error = error
+            self.request = request
 
     def __init__(self, config: AnalogyWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -45,6 +51,8 @@ class AnalogyDemo(Vertical):
         self.error = ""
         self.terms = (config.a, config.b, config.c)
         self.stage = "after"
+        self._request = 0
+        self._shown = 0  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -68,22 +76,30 @@ class AnalogyDemo(Vertical):
     def compute(self) -> None:
         terms = tuple(self.query_one(f"#{name}", Input).value.strip() for name in "abc")
         stage = self.query_one("#stage", ChoiceBar).value
-        self._solve((terms[0], terms[1], terms[2]), stage, self.config.k)
+        self._request += 1
+        self._solve((terms[0], terms[1], terms[2]), stage, self.config.k, self._request)
+
+    @property
+    def loading(self) -> bool:
+        return self._shown != self._request
 
     @work(thread=True, exclusive=True, group="analogy")
-    def _solve(self, terms: tuple[str, str, str], stage: str, k: int) -> None:
+    def _solve(self, terms: tuple[str, str, str], stage: str, k: int, request: int) -> None:
         from tutor.core.similarity import analogy
 
         ctx = tutor_context(self)
         try:
             found = analogy(ctx.models.get(), *terms, stage=stage, k=k)
         except (ValueError, OSError) as exc:
-            self.post_message(self.Answered(terms, stage, [], str(exc)))
+            self.post_message(self.Answered(terms, stage, [], str(exc), request))
             return
-        self.post_message(self.Answered(terms, stage, found, ""))
+        self.post_message(self.Answered(terms, stage, found, "", request))
 
     def on_analogy_demo_answered(self, message: Answered) -> None:
         message.stop()
+        if message.request != self._request:
+            return
+        self._shown = message.request
         self.terms, self.stage = message.terms, message.stage
         self.found, self.error = message.found, message.error
         self.query_one("#result", Static).update(self._view())

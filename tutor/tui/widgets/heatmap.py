@@ -148,6 +148,10 @@ class Heatmap(Widget, can_focus=True):
         self.numbers = not self.numbers
 
     @property
+    def loading(self) -> bool:
+        return self.stage not in self.matrices and not self.error
+
+    @property
     def matrix(self) -> np.ndarray | None:
         return self.matrices.get(self.stage)
 

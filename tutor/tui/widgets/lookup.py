@@ -114,6 +114,10 @@ class LookupDemo(Vertical):
             return
         self.post_message(self.Built(table, ""))
 
+    @property
+    def loading(self) -> bool:
+        return self.table is None and not self.error
+
     def on_lookup_demo_built(self, message: Built) -> None:
         message.stop()
         self.table, self.error = message.table, message.error

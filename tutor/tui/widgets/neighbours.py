@@ -56,6 +56,7 @@ class NeighboursPanel(Vertical):
         self.token = config.tokens[0]
         self.answers: list[SchemeAnswer] = []
         self._request = 0
+        self._shown = 0  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -109,7 +110,12 @@ class NeighboursPanel(Vertical):
         if message.request != self._request:
             return
         self.answers = message.answers
+        self._shown = message.request
         self._show()
+
+    @property
+    def loading(self) -> bool:
+        return self._shown != self._request
 
     def _show(self) -> None:
         ctx = tutor_context(self)

@@ -41,8 +41,11 @@ class RowsDemo(Vertical):
     """
 
     class Encoded(Message):
-        def __init__(self, sentences: list[str], rows: list[list[Token]], error: str) -> None:
+        def __init__(
+            self, sentences: list[str], rows: list[list[Token]], error: str, request: int
+        ) -> None:
             super().__init__()
+            self.request = request
             self.sentences = sentences
             self.rows = rows
             self.error = error
@@ -53,6 +56,8 @@ class RowsDemo(Vertical):
         self.sentences = list(config.sentences)
         self.rows: list[list[Token]] = []
         self.error = ""
+        self._request = 0
+        self._shown = 0  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -61,7 +66,15 @@ class RowsDemo(Vertical):
         yield Input(placeholder=ctx.t("rows.try"), id="own")
 
     def on_mount(self) -> None:
-        self._encode(list(self.sentences))
+        self._ask()
+
+    def _ask(self) -> None:
+        self._request += 1
+        self._encode(list(self.sentences), self._request)
+
+    @property
+    def loading(self) -> bool:
+        return self._shown != self._request
 
     @on(Input.Submitted, "#own")
     def _add(self, event: Input.Submitted) -> None:
@@ -69,10 +82,10 @@ class RowsDemo(Vertical):
         if text:
             self.sentences.append(text)
             event.input.clear()
-            self._encode(list(self.sentences))
+            self._ask()
 
     @work(thread=True, exclusive=True, group="rows")
-    def _encode(self, sentences: list[str]) -> None:
+    def _encode(self, sentences: list[str], request: int) -> None:
         from tutor.core.tokenize import PROJECT, get_scheme
 
         ctx = tutor_context(self)
@@ -80,12 +93,15 @@ class RowsDemo(Vertical):
             scheme = get_scheme(PROJECT, ctx.model_dir)
             rows = [scheme.encode(sentence) for sentence in sentences]
         except (ValueError, OSError) as exc:
-            self.post_message(self.Encoded(sentences, [], str(exc)))
+            self.post_message(self.Encoded(sentences, [], str(exc), request))
             return
-        self.post_message(self.Encoded(sentences, rows, ""))
+        self.post_message(self.Encoded(sentences, rows, "", request))
 
     def on_rows_demo_encoded(self, message: Encoded) -> None:
         message.stop()
+        if message.request != self._request:
+            return
+        self._shown = message.request
         self.sentences, self.rows, self.error = message.sentences, message.rows, message.error
         self.query_one("#table", Static).update(self._view())
 

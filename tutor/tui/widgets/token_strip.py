@@ -58,6 +58,7 @@ class TokenStrip(Vertical):
         self.result: Tokenized | None = None
         self.error = ""
         self._request = 0
+        self._shown = 0  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -109,7 +110,13 @@ class TokenStrip(Vertical):
         if message.request != self._request:
             return
         self.result, self.error = message.result, message.error
+        self._shown = message.request
         self._show()
+
+    @property
+    def loading(self) -> bool:
+        """An answer is still being computed for what the learner last typed or chose."""
+        return self._shown != self._request
 
     def _show(self) -> None:
         ctx = tutor_context(self)

@@ -1,0 +1,93 @@
+"""Pictures of every screen: each page of the shipped lesson at 80x24 and 120x40, home,
+help, the error screen, and the heatmap under NO_COLOR.
+
+Animations and cursor blink are off and workers are awaited before the picture, so three
+runs give identical SVGs. Update deliberately (`pytest tests/tui --snapshot-update`), look
+at the pictures, never in CI.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.tui.conftest import LEARNER, LESSON, page_with, settle, shipped_lesson
+from tests.tui.test_error_screen import BROKEN
+from tutor.core.paths import content_dir
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.heatmap import Heatmap
+
+SIZES = [(80, 24), (120, 40)]
+PAGES = [page.number for page in shipped_lesson().pages]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fixed_data_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The home screen prints where progress lives, so its path must not vary per run."""
+    for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
+        monkeypatch.delenv(name, raising=False)
+    path = Path(tempfile.gettempdir()) / "tutor-snapshot-data"
+    shutil.rmtree(path, ignore_errors=True)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def app_for(data_dir: Path, **options: object) -> TutorApp:
+    settings: dict[str, object] = {
+        "content_root": content_dir(),
+        "lang": "zh",
+        "learner": LEARNER,
+        "data_dir": data_dir,
+        "animate": False,
+    }
+    settings.update(options)
+    return TutorApp(**settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("number", PAGES, ids=lambda n: f"page{n:02d}")
+def test_page(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, number: int, size: tuple[int, int]
+) -> None:
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=number)
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_home(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int]
+) -> None:
+    assert snap_compare(app_for(fixed_data_dir), terminal_size=size, run_before=settle)
+
+
+def test_help(snap_compare: Callable[..., bool], fixed_data_dir: Path) -> None:
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=PAGES[0])
+    assert snap_compare(app, press=["question_mark"], terminal_size=(80, 24), run_before=settle)
+
+
+def test_error_screen(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)  # problems print relative paths, the same on every machine
+    app = app_for(fixed_data_dir, content_root=BROKEN.relative_to(REPO))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+def test_heatmap_without_colour(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with("heatmap"))
+
+    async def focus_heatmap(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one(Heatmap).focus()
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=focus_heatmap)
