@@ -23,17 +23,19 @@ async def settle(pilot: Pilot) -> None:
     """Let workers finish and their messages land, so what is asserted is what is shown.
 
     Widgets start workers when they mount, and show answers a message after the worker
-    ends; so wait until two looks in a row find no worker running and no widget loading.
+    ends, and answers change the page's height; so wait until three looks in a row find no
+    worker running, no widget loading and the page body's size unchanged.
     """
-    quiet = 0
-    while quiet < 2:
+    quiet, layout = 0, None
+    while quiet < 3:
         await pilot.pause()
         busy = [worker for worker in pilot.app.workers if not worker.is_finished]
         loading = [w for w in pilot.app.screen.query("*") if getattr(w, "loading", False)]
         if busy:
             await pilot.app.workers.wait_for_complete(busy)
-        if busy or loading:
-            quiet = 0
+        seen = [(w.region, w.virtual_size) for w in pilot.app.screen.query("#body")]
+        if busy or loading or seen != layout:
+            quiet, layout = 0, seen
             await pilot.pause(0.02)
         else:
             quiet += 1

@@ -52,7 +52,7 @@ class AnalogyDemo(Vertical):
         self.terms = (config.a, config.b, config.c)
         self.stage = "after"
         self._request = 0
-        self._shown = 0  # the request whose answer is on screen
+        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -68,7 +68,7 @@ class AnalogyDemo(Vertical):
         yield Static(ctx.t("working"), id="result")
 
     def on_mount(self) -> None:
-        self.compute()
+        self.call_after_refresh(self.compute)
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#run")

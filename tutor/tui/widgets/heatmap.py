@@ -107,7 +107,7 @@ class Heatmap(Widget, can_focus=True):
         self.set_reactive(Heatmap.stage, config.stage)
 
     def on_mount(self) -> None:
-        self._compute(self.stage)
+        self.call_after_refresh(self._compute, self.stage)
 
     def watch_stage(self, stage: str) -> None:
         if stage not in self.matrices:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from rich.table import Table
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -102,7 +102,8 @@ class LookupDemo(Vertical):
         yield Static(ctx.t("model.loading"), id="view")
 
     def on_mount(self) -> None:
-        self._build(self.config.sentence, self.config.small_vocab, self.config.small_dim)
+        config = self.config
+        self.call_after_refresh(self._build, config.sentence, config.small_vocab, config.small_dim)
 
     @work(thread=True, exclusive=True, group="lookup")
     def _build(self, sentence: str, vocab: int, dim: int) -> None:
@@ -156,32 +157,35 @@ class LookupDemo(Vertical):
         small = EmbeddingTable(self.table.weights)
         return row, small.one_hot([row])[0], small.one_hot_matmul([row])[0]
 
-    def _small_view(self) -> Table:
+    def _small_view(self) -> Content:
+        """The one-hot row, E with the picked row reversed, the product, and the check."""
         ctx = tutor_context(self)
         assert self.table is not None
         row, one_hot, product = self._product()
         vocab, dim = self.table.weights.shape
-        grid = Table(box=None, show_header=False, padding=(0, 1))
-        grid.add_column(justify="right")
-        grid.add_column(justify="right")
-        for _ in range(dim):
-            grid.add_column(justify="right")
-        grid.add_row("", ctx.t("lookup.onehot", v=vocab), *[""] * dim)
-        grid.add_row("", " ".join(f"{v:.0f}" for v in one_hot), *[""] * dim)
-        grid.add_row("", ctx.t("lookup.table", v=vocab, d=dim, row=row), *[""] * dim)
+        width = max(cell_len(piece) for piece in self.table.pieces) + 1
+        parts: list[str | tuple[str, str]] = [
+            (ctx.t("lookup.onehot", v=vocab) + "\n", "bold"),
+            "  " + " ".join(f"{v:.0f}" for v in one_hot) + "\n",
+            (ctx.t("lookup.table", v=vocab, d=dim, row=row) + "\n", "bold"),
+        ]
         for local_id, piece in enumerate(self.table.pieces):
             picked = local_id == row
-            values = [number(v) for v in self.table.weights[local_id]]
-            style = "reverse bold" if picked else ""
-            marker = "▶" if picked else " "
-            grid.add_row(f"{marker}{local_id}", piece, *values, style=style)
-        grid.add_row("=", "one-hot × E", *[number(v) for v in product], style="bold")
+            label = f"{'▶' if picked else ' '}{local_id} {piece}"
+            values = " ".join(number(v) for v in self.table.weights[local_id])
+            line = label + " " * (width + 3 - cell_len(label)) + values
+            parts += [(line, "reverse bold" if picked else ""), "\n"]
+        product_line = "= one-hot × E"
+        values = " ".join(number(v) for v in product)
+        parts += [
+            (product_line + " " * (width + 3 - cell_len(product_line)) + values, "bold"),
+            "\n",
+        ]
         equal = np.array_equal(product, self.table.weights[row])
-        grid.add_row("", ctx.t("lookup.equal", row=row) if equal else "≠", *[""] * dim)
-        grid.add_row(
-            "", ctx.t("lookup.shapes", t=len(self.table.sentence), v=vocab, d=dim), *[""] * dim
-        )
-        return grid
+        parts.append((ctx.t("lookup.equal", row=row) if equal else "≠", "bold $text-success"))
+        parts.append("\n" + ctx.t("lookup.shapes", t=len(self.table.sentence), v=vocab, d=dim))
+        parts.append(("\n" + ctx.t("lookup.small_vocab", d=dim), "dim italic"))
+        return Content.assemble(*parts)
 
     def _real_view(self) -> str:
         ctx = tutor_context(self)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.table import Table
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -21,6 +21,23 @@ from tutor.content.widgets import NeighboursWidget
 from tutor.core.similarity import NeighbourResult
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+
+
+def side_by_side(headers: list[str], columns: list[list[str]]) -> Content:
+    """Columns of text padded by terminal cells (CJK is two), headers in bold."""
+    widths = [
+        max(cell_len(text) for text in [header, *column])
+        for header, column in zip(headers, columns, strict=True)
+    ]
+    parts: list[str | tuple[str, str]] = []
+    for header, width in zip(headers, widths, strict=True):
+        parts.append((header + " " * (width - cell_len(header) + 2), "bold"))
+    for row in range(max(len(column) for column in columns)):
+        parts.append("\n")
+        for column, width in zip(columns, widths, strict=True):
+            text = column[row] if row < len(column) else ""
+            parts.append(text + " " * (width - cell_len(text) + 2))
+    return Content.assemble(*parts)
 
 
 def score_text(scheme: str, score: float) -> str:
@@ -56,7 +73,7 @@ class NeighboursPanel(Vertical):
         self.token = config.tokens[0]
         self.answers: list[SchemeAnswer] = []
         self._request = 0
-        self._shown = 0  # the request whose answer is on screen
+        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -67,7 +84,7 @@ class NeighboursPanel(Vertical):
         yield Static(id="notes")
 
     def on_mount(self) -> None:
-        self.ask(self.token)
+        self.call_after_refresh(self.ask, self.token)
 
     @on(ChoiceBar.Changed, "#choice")
     def _picked(self, event: ChoiceBar.Changed) -> None:
@@ -131,13 +148,9 @@ class NeighboursPanel(Vertical):
                 ctx.t("nb.heading", token=found.piece, id=found.id, k=self.config.k), "bold"
             )
         )
-        table = Table(box=None, padding=(0, 1), expand=False, show_edge=False)
-        for answer in self.answers:
-            table.add_column(ctx.t(f"nb.scheme.{answer.scheme}"), no_wrap=True)
+        headers = [ctx.t(f"nb.scheme.{answer.scheme}") for answer in self.answers]
         columns = [self._column(answer) for answer in self.answers]
-        for row in range(max(len(c) for c in columns)):
-            table.add_row(*(c[row] if row < len(c) else "" for c in columns))
-        self.query_one("#table", Static).update(table)
+        self.query_one("#table", Static).update(side_by_side(headers, columns))
         self.query_one("#notes", Static).update("\n".join(self._notes()))
 
     def _column(self, answer: SchemeAnswer) -> list[str]:

@@ -57,7 +57,7 @@ class RowsDemo(Vertical):
         self.rows: list[list[Token]] = []
         self.error = ""
         self._request = 0
-        self._shown = 0  # the request whose answer is on screen
+        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -66,7 +66,7 @@ class RowsDemo(Vertical):
         yield Input(placeholder=ctx.t("rows.try"), id="own")
 
     def on_mount(self) -> None:
-        self._ask()
+        self.call_after_refresh(self._ask)
 
     def _ask(self) -> None:
         self._request += 1

@@ -58,7 +58,7 @@ class TokenStrip(Vertical):
         self.result: Tokenized | None = None
         self.error = ""
         self._request = 0
-        self._shown = 0  # the request whose answer is on screen
+        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -74,7 +74,7 @@ class TokenStrip(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#count", Static).update(tutor_context(self).t("working"))
-        self._tokenize()
+        self.call_after_refresh(self._tokenize)
 
     @on(Input.Changed, "#text")
     @on(ChoiceBar.Changed, "#scheme")
