@@ -163,7 +163,9 @@ class LookupDemo(Vertical):
         assert self.table is not None
         row, one_hot, product = self._product()
         vocab, dim = self.table.weights.shape
-        width = max(cell_len(piece) for piece in self.table.pieces) + 1
+        product_line = "= one-hot × E"
+        labels = [f" {n} {piece}" for n, piece in enumerate(self.table.pieces)]
+        width = max(cell_len(text) for text in [*labels, product_line]) + 2
         parts: list[str | tuple[str, str]] = [
             (ctx.t("lookup.onehot", v=vocab) + "\n", "bold"),
             "  " + " ".join(f"{v:.0f}" for v in one_hot) + "\n",
@@ -173,12 +175,12 @@ class LookupDemo(Vertical):
             picked = local_id == row
             label = f"{'▶' if picked else ' '}{local_id} {piece}"
             values = " ".join(number(v) for v in self.table.weights[local_id])
-            line = label + " " * (width + 3 - cell_len(label)) + values
+            line = label + " " * (width - cell_len(label)) + values
             parts += [(line, "reverse bold" if picked else ""), "\n"]
         product_line = "= one-hot × E"
         values = " ".join(number(v) for v in product)
         parts += [
-            (product_line + " " * (width + 3 - cell_len(product_line)) + values, "bold"),
+            (product_line + " " * (width - cell_len(product_line)) + values, "bold"),
             "\n",
         ]
         equal = np.array_equal(product, self.table.weights[row])
