@@ -1,0 +1,312 @@
+"""SSH: concurrent learners on loopback against `tutor serve`, each typing a key every 200 ms.
+
+For each level (10, 25, 50 sessions) a fresh `tutor serve --open` runs as a subprocess on
+a free port with a temporary data dir. Every learner is an asyncssh client with its own
+key and an 80x24 pty. Setup (untimed, drawn on a pyte screen): wait for the home screen,
+Enter opens the lesson, n goes to page 2, two tabs focus the token strip's text field,
+End moves past its text, and a typed "Z" must appear after it (each step waits for its
+screen and then for 0.3 s of quiet). Then, for the timed phase, every learner
+types on a fixed 200 ms clock (open loop: a learner does not wait for the screen), alternating a
+letter and backspace, so the field and its live token count change on every key and the
+state stays bounded. Latency = key sent -> first output bytes received after it; keys are
+matched to output in order (one chunk answers the oldest unanswered key; output while no
+key is waiting is the tail of an earlier answer and is ignored). The first second of the
+phase is warm-up and not counted. Memory: VmRSS (and PSS, which splits shared pages
+fairly) of the server and every process under it, sampled at the end of the phase.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import asyncssh
+import pyte
+from _common import REPO, emit, machine, mb, parse_args, proc_status, summary_ms
+
+from tutor.content import load_lessons
+from tutor.core.paths import content_dir
+from tutor.tui.i18n import t
+
+COLS, ROWS = 80, 24
+INTERVAL_S = 0.2
+SETUP_TIMEOUT_S = 60.0
+WARMUP_S = 1.0
+QUIET_S = 0.3  # the text cursor blinks every 0.5 s: quieter than that is settled
+LETTERS = b"abcdefghijklmnopqrstuvwxyz"
+BACKSPACE = b"\x7f"
+END = b"\x1b[F"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Learner(asyncssh.SSHClientSession[bytes]):
+    """One learner's terminal: a pyte screen during setup, timestamps during the phase."""
+
+    def __init__(self) -> None:
+        self.screen: pyte.Screen | None = pyte.Screen(COLS, ROWS)
+        self._stream = pyte.ByteStream(self.screen)
+        self.changed = asyncio.Event()
+        self.last_output = 0.0
+        self.sent: collections.deque[float] = collections.deque()
+        self.latencies: list[tuple[float, float]] = []  # (sent at, latency)
+        self.chan: asyncssh.SSHClientChannel[bytes] | None = None
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.closed = False
+
+    def connection_made(self, chan: asyncssh.SSHClientChannel[bytes]) -> None:  # type: ignore[override]
+        self.chan = chan
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        now = self.last_output = time.perf_counter()
+        if self.sent:
+            sent = self.sent.popleft()
+            self.latencies.append((sent, now - sent))
+        if self.screen is not None:
+            self._stream.feed(data)
+            self.changed.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.changed.set()
+
+    @property
+    def text(self) -> str:
+        assert self.screen is not None
+        return "\n".join(self.screen.display)
+
+    async def wait_for(self, check: Callable[[str], bool], what: str) -> None:
+        try:
+            async with asyncio.timeout(SETUP_TIMEOUT_S):
+                while not check(self.text):
+                    if self.closed:
+                        raise RuntimeError(f"session closed while waiting for {what}")
+                    self.changed.clear()
+                    await self.changed.wait()
+        except (TimeoutError, RuntimeError) as exc:
+            raise RuntimeError(f"{exc or 'timed out'} waiting for {what}:\n{self.text}") from exc
+        while (quiet := time.perf_counter() - self.last_output) < QUIET_S:
+            await asyncio.sleep(QUIET_S - quiet)
+
+    def write(self, data: bytes) -> None:
+        assert self.chan is not None
+        self.chan.write(data)
+
+    def press(self, key: bytes) -> None:
+        self.sent.append(time.perf_counter())
+        self.write(key)
+
+
+async def open_learner(port: int, key: asyncssh.SSHKey, marks: dict[str, str]) -> Learner:
+    """Connect, and walk to page 2's text field with a verified keystroke (untimed)."""
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username="learner",
+        client_keys=[key],
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+        preferred_auth="publickey",
+    )
+    _, learner = await conn.create_session(
+        Learner, term_type="xterm-256color", term_size=(COLS, ROWS), encoding=None
+    )
+    learner.conn = conn
+    await learner.wait_for(lambda s: marks["home"] in s, "the home screen")
+    learner.write(b"\r")
+    await learner.wait_for(lambda s: marks["page1"] in s, "page 1")
+    learner.write(b"n")
+    await learner.wait_for(lambda s: marks["page2"] in s, "page 2")
+    for keys in (b"\t\t", END):  # focus lands on the field with its text selected
+        learner.write(keys)
+        await asyncio.sleep(QUIET_S)
+    learner.write(b"Z")
+    await learner.wait_for(lambda s: marks["field"] + "Z" in s, "the typed Z in the field")
+    learner.write(BACKSPACE)
+    await learner.wait_for(lambda s: marks["field"] + "Z" not in s, "the Z erased")
+    learner.screen = None  # no screen parsing in the timed phase: it would steal CPU
+    learner.sent.clear()
+    learner.latencies.clear()
+    return learner
+
+
+def setup_marks() -> dict[str, str]:
+    """Text that shows each setup step landed, taken from the shipped lesson."""
+    lesson = load_lessons(content_dir()).lesson("embedding")
+    assert lesson is not None
+    page2 = lesson.pages[1]
+    tokens = next(b for b in page2.body_blocks if getattr(b, "widget", None) == "tokens")
+    total = len(lesson.pages)
+    return {
+        "home": lesson.card.title,
+        "page1": t("page.counter", "zh", n=1, total=total),
+        "page2": t("page.counter", "zh", n=2, total=total),
+        "field": tokens.config.text,  # type: ignore[attr-defined]
+    }
+
+
+async def type_keys(learner: Learner, offset: float, until: float) -> None:
+    """A letter, then backspace, on a fixed 200 ms clock from `offset`."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(offset)
+    due = loop.time()
+    n = 0
+    while due < until and not learner.closed:
+        learner.press(LETTERS[n // 2 % 26 : n // 2 % 26 + 1] if n % 2 == 0 else BACKSPACE)
+        n += 1
+        due += INTERVAL_S
+        await asyncio.sleep(max(0.0, due - loop.time()))
+
+
+def process_tree(root: int) -> list[int]:
+    """root and every process under it, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    tree, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, ppid in parents.items() if ppid in frontier]
+        tree += frontier
+    return tree
+
+
+def memory(root: int) -> dict[str, float]:
+    rss = pss = 0
+    pids = process_tree(root)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            rss += proc_status(pid)["VmRSS"]
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    pss += int(line.split()[1]) * 1024
+    return {"processes": len(pids), "rss_mb": mb(rss), "pss_mb": mb(pss)}
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """utime + stime of the processes (clock ticks to seconds)."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[str, object]:
+    """One fresh server, `sessions` learners typing for `phase_s` seconds."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tutor", "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--open", "--data-dir", data_dir, "--max-sessions", str(sessions),
+             "--rate", "1000", "--burst", str(sessions + 10), "--login-timeout", "600",
+             "--idle-timeout", "3600"],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )  # fmt: skip
+        try:
+            assert server.stdout is not None
+            banner = await asyncio.to_thread(server.stdout.readline)
+            if "listening" not in banner:
+                raise RuntimeError(f"tutor serve did not start: {banner!r}")
+            keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
+            started = time.perf_counter()
+            gate = asyncio.Semaphore(4)  # children start on 2 cores: a few at a time
+
+            async def opened(key: asyncssh.SSHKey) -> Learner:
+                async with gate:
+                    return await open_learner(port, key, marks)
+
+            learners = await asyncio.gather(*(opened(k) for k in keys))
+            setup_s = time.perf_counter() - started
+            loop = asyncio.get_running_loop()
+            tree = process_tree(server.pid)
+            cpu_before = cpu_seconds(tree), time.process_time()
+            begin = time.perf_counter()
+            until = loop.time() + phase_s
+            offsets = random.Random(sessions).sample(range(200), sessions)
+            await asyncio.gather(
+                *(type_keys(lr, o / 1000, until) for lr, o in zip(learners, offsets, strict=True))
+            )
+            await asyncio.sleep(1.0)  # answers still on their way
+            wall = time.perf_counter() - begin
+            used = memory(server.pid)
+            server_cpu = cpu_seconds(tree) - cpu_before[0]
+            client_cpu = time.process_time() - cpu_before[1]
+            counted = [
+                lat for lr in learners for sent, lat in lr.latencies if sent - begin >= WARMUP_S
+            ]
+            unanswered = sum(len(lr.sent) for lr in learners)
+            for learner in learners:
+                assert learner.conn is not None
+                learner.conn.close()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.to_thread(server.wait, 30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    if not counted:
+        raise RuntimeError(f"{sessions} sessions: no key was answered")
+    return {
+        "sessions": sessions,
+        "setup_s": round(setup_s, 1),
+        "keys_sent": sum(len(lr.latencies) for lr in learners) + unanswered,
+        "keys_unanswered": unanswered,
+        **summary_ms(counted),
+        "server_cpu_share": round(server_cpu / (wall * (os.cpu_count() or 1)), 3),
+        "client_cpu_share": round(client_cpu / (wall * (os.cpu_count() or 1)), 3),
+        **{f"server_{k}": v for k, v in used.items()},
+        "rss_mb_per_session": round(used["rss_mb"] / sessions, 1),
+        "pss_mb_per_session": round(used["pss_mb"] / sessions, 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(__doc__, argv)
+    info = machine()
+    levels, phase_s = ([2], 2.0) if args.quick else ([10, 25, 50], 30.0)
+    marks = setup_marks()
+    results = [asyncio.run(level(n, phase_s, marks)) for n in levels]
+    top = results[-1]
+    emit(
+        {
+            "benchmark": "ssh",
+            "machine": info,
+            "quick": args.quick,
+            "method": "tutor serve subprocess on loopback; asyncssh clients with ptys typing "
+            "into page 2's text field every 200 ms (open loop); key -> first output bytes",
+            "phase_s": phase_s,
+            "warmup_s": WARMUP_S,
+            "levels": results,
+            "target": {"sessions": 50, "p95_ms": 150},
+            "target_met": top["sessions"] == 50 and top["p95_ms"] <= 150,  # type: ignore[operator]
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()
