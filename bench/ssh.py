@@ -239,7 +239,11 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
                 async with gate:
                     return await open_learner(port, key, marks)
 
-            learners = await asyncio.gather(*(opened(k) for k in keys))
+            # the first learner alone: the progress database of a fresh data dir must
+            # exist before children open it together (concurrent first opens can fail
+            # with "database is locked" when switching it to WAL)
+            learners = [await opened(keys[0])]
+            learners += await asyncio.gather(*(opened(k) for k in keys[1:]))
             setup_s = time.perf_counter() - started
             loop = asyncio.get_running_loop()
             tree = process_tree(server.pid)
