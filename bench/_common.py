@@ -15,6 +15,10 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyte
 
 REPO = Path(__file__).resolve().parents[1]
 MB = 1024 * 1024
@@ -78,6 +82,16 @@ def proc_status(pid: int | str = "self") -> dict[str, int]:
 def reset_peak_rss() -> None:
     """Start a new VmHWM high-water mark here (Linux: write 5 to clear_refs)."""
     Path("/proc/self/clear_refs").write_text("5")
+
+
+def screen_lines(screen: pyte.Screen) -> list[str]:
+    """A pyte screen's rows as text; a wide character's second cell is "".
+
+    Used instead of `Screen.display`, which raises IndexError on such an empty cell when
+    it does not follow a wide character (pyte 0.8.2).
+    """
+    buffer = screen.buffer
+    return ["".join(buffer[y][x].data for x in range(screen.columns)) for y in range(screen.lines)]
 
 
 def mb(n_bytes: float) -> float:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyte
-from _common import emit, machine, parse_args, summary_ms
+from _common import emit, machine, parse_args, screen_lines, summary_ms
 from textual import events
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input
@@ -94,7 +94,7 @@ class Screen:
         for _, frame in FRAMES.log[self.fed :]:
             self.stream.feed(frame)
         self.fed = len(FRAMES.log)
-        return "\n".join(self.screen.display)
+        return "\n".join(screen_lines(self.screen))
 
 
 async def settle(pilot: Pilot[None]) -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import asyncssh
 import pyte
-from _common import REPO, emit, machine, mb, parse_args, proc_status, summary_ms
+from _common import REPO, emit, machine, mb, parse_args, proc_status, screen_lines, summary_ms
 
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
@@ -88,7 +88,7 @@ class Learner(asyncssh.SSHClientSession[bytes]):
     @property
     def text(self) -> str:
         assert self.screen is not None
-        return "\n".join(self.screen.display)
+        return "\n".join(screen_lines(self.screen))
 
     async def wait_for(self, check: Callable[[str], bool], what: str) -> None:
         try:

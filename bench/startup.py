@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyte
-from _common import REPO, emit, machine, parse_args
+from _common import REPO, emit, machine, parse_args, screen_lines
 
 COLS, ROWS = 80, 24
 TIMEOUT_S = 60.0
@@ -128,8 +128,9 @@ def run_once(launch: Launch) -> Run:
 
 def _shows(screen: pyte.Screen, launch: Launch) -> bool:
     # pyte keeps a wide character's second cell as "": joining the rows gives plain text
-    text = "\n".join(screen.display)
-    bottom = screen.display[-1]
+    lines = screen_lines(screen)
+    text = "\n".join(lines)
+    bottom = lines[-1]
     return all(m in text for m in launch.markers) and all(m in bottom for m in launch.bottom)
 
 

@@ -1,0 +1,116 @@
+"""Every benchmark still runs: each script at --quick size prints one JSON object with its
+figures. Times are never asserted (the machine is shared); shapes and sane values are."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+MACHINE_KEYS = {"platform", "python", "cpu_count", "load_average_at_start"}
+
+
+def run_quick(name: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert isinstance(result, dict)
+    return result
+
+
+def positive(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def check_startup(r: dict) -> None:
+    for app in ("bare", "tutor"):
+        assert positive(r[app]["first_screen_median_s"])
+        assert r[app]["exit_median_s"] >= r[app]["first_screen_median_s"]
+        assert len(r[app]["first_screen_s"]) == r["runs_each"] == 2
+    assert positive(r["ratio_first_screen"])
+    assert isinstance(r["target_met"], bool)
+
+
+def check_memory(r: dict) -> None:
+    assert r["torch_imported"] is False
+    assert "torch" not in r["modules_loaded"]
+    assert 10 < r["bare_first_screen_peak_mb"] < r["tutor_first_screen_peak_mb"]
+    assert r["tutor_walk_peak_mb"] >= r["tutor_first_screen_peak_mb"]
+    assert r["pages_walked"] == 2 <= r["lesson_pages"]
+    assert len(r["rss_mb_per_page"]) == 2
+
+
+def check_keys(r: dict) -> None:
+    interactions = r["interactions"]
+    assert set(interactions) == {
+        "heatmap_toggle",
+        "neighbours_new_token",
+        "token_strip_paste_2000",
+    }
+    for figures in interactions.values():
+        assert figures["n"] == r["presses_each"] == 3
+        assert figures["verified"] == 3  # each press really changed the screen
+        assert 0 < figures["median_ms"] <= figures["p95_ms"] <= figures["max_ms"]
+
+
+def check_search(r: dict) -> None:
+    assert (r["vocab"], r["dim"], r["k"]) == (4096, 64, 10)
+    assert r["table_mb"] == 1.0
+    assert positive(r["query_median_ms"]) and positive(r["sum_median_ms"])
+    assert positive(r["ratio_query_to_sum"])
+    # the table is mapped, not copied: what RSS gains is file pages
+    assert r["rss_anon_growth_mb"] < r["table_mb"] + 1
+
+
+def check_train(r: dict) -> None:
+    assert r["config"]["steps"] == 20
+    assert r["tokenizer"] == "byte-bpe-zh"
+    assert positive(r["tokens_per_s"]) and positive(r["train_tokens"])
+    assert [e["step"] for e in r["gap_by_eval"]] == [10, 20]
+    assert all(-2 <= e["gap"] <= 2 for e in r["gap_by_eval"])
+    assert -2 <= r["gap_at_init"] <= 2
+
+
+def check_ssh(r: dict) -> None:
+    (level,) = r["levels"]
+    assert level["sessions"] == 2
+    assert level["n"] > 0 and level["keys_sent"] >= level["n"]
+    assert 0 < level["median_ms"] <= level["p95_ms"]
+    assert level["server_processes"] >= 3  # the server and one child per session
+    assert level["server_rss_mb"] > level["server_pss_mb"] > 0
+
+
+CHECKS: dict[str, Callable[[dict], None]] = {
+    "startup": check_startup,
+    "memory": check_memory,
+    "keys": check_keys,
+    "search": check_search,
+    "train": check_train,
+    "ssh": check_ssh,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_quick_run_prints_its_figures(name: str) -> None:
+    result = run_quick(name)
+    assert result["benchmark"] == name
+    assert result["quick"] is True
+    assert set(result["machine"]) == MACHINE_KEYS
+    assert result["machine"]["cpu_count"] >= 1
+    CHECKS[name](result)
+
+
+def test_every_script_is_covered() -> None:
+    scripts = {p.stem for p in BENCH.glob("*.py") if not p.stem.startswith("_")}
+    assert scripts - {"bare_app"} == set(CHECKS)
