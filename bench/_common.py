@@ -12,6 +12,7 @@ import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,13 +37,32 @@ def parse_args(doc: str | None, argv: Sequence[str] | None = None) -> argparse.N
 
 
 def machine() -> dict[str, object]:
-    """Where and under what load the figures were taken."""
+    """Where, on what code and under what load the figures were taken."""
     return {
         "platform": platform.platform(),
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        "source": source(),
     }
+
+
+def source() -> dict[str, object]:
+    """The checkout measured: its commit, and whether the product's files differ from it."""
+    git = ["git", "-C", str(REPO)]
+    try:
+        commit = subprocess.run(
+            [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "--", "tutor", "content", "assets"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return {"path": str(REPO), "commit": None}
+    return {"path": str(REPO), "commit": commit, "uncommitted_changes": bool(changed)}
 
 
 def emit(result: dict[str, object]) -> None:

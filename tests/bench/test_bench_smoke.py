@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-MACHINE_KEYS = {"platform", "python", "cpu_count", "load_average_at_start"}
+MACHINE_KEYS = {"platform", "python", "cpu_count", "load_average_at_start", "source"}
 
 
 def run_quick(name: str) -> dict[str, object]:
