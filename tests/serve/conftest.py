@@ -1,0 +1,214 @@
+"""A real server on 127.0.0.1, real SSH clients (asyncssh) and pyte as the learner's screen.
+
+Each session starts a Python child, so servers are shared per module where the limits
+allow it, and every test ends by checking that no child process outlived it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import asyncssh
+import pyte
+import pytest
+import pytest_asyncio
+
+from tutor.serve.server import ServeConfig, TutorServer
+
+WAIT_SECONDS = 30.0
+# the child runs the real app in English so screens can be matched on English words
+APP_ARGS = ("--lang", "en")
+
+
+def child_pids_of(pid: int) -> list[int]:
+    """Every process (zombies included) whose parent is `pid`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def make_config(data_dir: Path, **changes: object) -> ServeConfig:
+    config = ServeConfig(data_dir=data_dir, port=0, open=True, app_args=APP_ARGS)
+    return replace(config, **changes)  # type: ignore[arg-type]
+
+
+async def wait_until(check: Callable[[], bool], what: str, timeout: float = WAIT_SECONDS) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def assert_no_children(server: TutorServer) -> None:
+    """Every session's child was reaped: the server's books and /proc agree."""
+    await wait_until(lambda: not server.children and not server.closing, "sessions to end")
+    await wait_until(lambda: child_pids_of(os.getpid()) == [], "no child processes")
+
+
+class _GuestClient(asyncssh.SSHClient):
+    """Answers the server's guest prompt the way a learner pressing Enter would."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: list[tuple[str, bool]]
+    ) -> list[str]:
+        return ["" for _ in prompts]
+
+
+async def connect(
+    port: int, key: asyncssh.SSHKey | None, username: str = "learner"
+) -> asyncssh.SSHClientConnection:
+    """A client that uses exactly the key given (or none), nothing from ~/.ssh."""
+    conn, _ = await asyncssh.create_connection(
+        _GuestClient,
+        "127.0.0.1",
+        port,
+        username=username,
+        client_keys=[key] if key is not None else None,
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+        preferred_auth="publickey,keyboard-interactive",
+    )
+    return conn
+
+
+class Terminal:
+    """One learner: an SSH session with a PTY, drawn on a pyte screen as bytes arrive."""
+
+    def __init__(
+        self,
+        conn: asyncssh.SSHClientConnection,
+        process: asyncssh.SSHClientProcess[bytes],
+        size: tuple[int, int],
+    ) -> None:
+        self.conn = conn
+        self.process = process
+        cols, rows = size
+        self.screen = pyte.Screen(cols, rows)
+        self._stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(
+        cls,
+        port: int,
+        key: asyncssh.SSHKey | None,
+        size: tuple[int, int] = (80, 24),
+        env: dict[str, str] | None = None,
+    ) -> Terminal:
+        conn = await connect(port, key)
+        process = await conn.create_process(
+            term_type="xterm-256color", term_size=size, encoding=None, env=env or {}
+        )
+        return cls(conn, process, size)
+
+    async def _read(self) -> None:
+        while data := await self.process.stdout.read(65536):
+            self.raw += data
+            self._stream.feed(data)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    async def wait_for(self, *words: str) -> None:
+        """Until every word is on screen (case-insensitive; spaces may be wrapped)."""
+        flat = lambda: re.sub(r"\s+", " ", self.text).lower()  # noqa: E731
+        await wait_until(
+            lambda: all(word.lower() in flat() for word in words),
+            f"{words!r} on screen; the screen shows:\n{self.text}",
+        )
+
+    async def wait_for_change(self, before: str) -> str:
+        await wait_until(lambda: self.text != before, f"a change from:\n{before}")
+        return await self.settled()
+
+    async def settled(self, quiet: float = 0.5, limit: float = 10.0) -> str:
+        """The screen once its text has stayed the same for `quiet` seconds.
+
+        Text, not bytes: a blinking cursor repaints forever without changing any text.
+        """
+        deadline = time.monotonic() + limit
+        text = self.text
+        while time.monotonic() < deadline:
+            await asyncio.sleep(quiet)
+            if self.text == text:
+                break
+            text = self.text
+        return text
+
+    def press(self, keys: str | bytes) -> None:
+        self.process.stdin.write(keys.encode() if isinstance(keys, str) else keys)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.screen.resize(lines=rows, columns=cols)
+        self.process.change_terminal_size(cols, rows)
+
+    async def closed(self) -> int | None:
+        """Wait for the server to end the session; its exit status."""
+        await asyncio.wait_for(self.process.wait_closed(), WAIT_SECONDS)
+        await asyncio.wait_for(self._reader, WAIT_SECONDS)
+        return self.process.exit_status
+
+    async def hang_up(self) -> None:
+        self._reader.cancel()
+        self.conn.close()
+        await self.conn.wait_closed()
+
+
+@pytest.fixture(scope="session")
+def keys() -> dict[str, asyncssh.SSHKey]:
+    return {
+        name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob", "carol")
+    }
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TutorServer]:
+    """The module's shared server: open keys, roomy limits."""
+    srv = TutorServer(make_config(tmp_path_factory.mktemp("serve-data")))
+    await srv.start()
+    yield srv
+    await srv.stop()
+    await assert_no_children(srv)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def reaped(server: TutorServer) -> AsyncIterator[TutorServer]:
+    """The shared server, checked after the test: every session over, every child reaped."""
+    yield server
+    await assert_no_children(server)
+
+
+@asynccontextmanager
+async def serving(config: ServeConfig) -> AsyncIterator[TutorServer]:
+    """A server with its own limits for one test; stopped and checked for leftovers."""
+    srv = TutorServer(config)
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.stop()
+    await assert_no_children(srv)
