@@ -49,11 +49,14 @@ def make_config(data_dir: Path, **changes: object) -> ServeConfig:
     return replace(config, **changes)  # type: ignore[arg-type]
 
 
-async def wait_until(check: Callable[[], bool], what: str, timeout: float = WAIT_SECONDS) -> None:
+async def wait_until(
+    check: Callable[[], bool], what: str | Callable[[], str], timeout: float = WAIT_SECONDS
+) -> None:
+    """Poll `check`; `what` may be a callable so a failure describes the final state."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         await asyncio.sleep(0.05)
 
 
@@ -131,14 +134,22 @@ class Terminal:
 
     @property
     def text(self) -> str:
+        self._check_reader()
         return "\n".join(line.rstrip() for line in self.screen.display)
 
+    def _flat(self) -> str:
+        return re.sub(r"\s+", "", self.text).lower()
+
+    def _check_reader(self) -> None:
+        if self._reader.done() and not self._reader.cancelled():
+            self._reader.result()  # a crash while drawing fails the test here, not later
+
     async def wait_for(self, *words: str) -> None:
-        """Until every word is on screen (case-insensitive; spaces may be wrapped)."""
-        flat = lambda: re.sub(r"\s+", " ", self.text).lower()  # noqa: E731
+        """Until every word is on screen (case-insensitive, ignoring spaces and wrapping)."""
+        wanted = [re.sub(r"\s+", "", word).lower() for word in words]
         await wait_until(
-            lambda: all(word.lower() in flat() for word in words),
-            f"{words!r} on screen; the screen shows:\n{self.text}",
+            lambda: all(word in self._flat() for word in wanted),
+            lambda: f"{words!r} on screen; the screen shows:\n{self.text}",
         )
 
     async def wait_for_change(self, before: str) -> str:
