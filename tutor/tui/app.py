@@ -20,6 +20,7 @@ from textual.widgets import Input, TextArea
 
 from tutor.content.models import Lesson, LessonSet, RubricClaim
 from tutor.content.problems import Problem, render_problem
+from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
@@ -82,6 +83,7 @@ class TutorApp(App[None]):
         start_page: int | None = None,
         animate: bool = True,
     ) -> None:
+        cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
         super().__init__()
         self.content_root = content_root
         self.model_dir = model_dir

@@ -1,4 +1,4 @@
-"""A one-line row of options: the compact switcher the widgets share (schemes, tokens, scale).
+"""A row of options: the compact switcher the widgets share (schemes, tokens, scale).
 
 Radio sets take a line per option; at 80x24 a lesson page cannot spare that. The chosen
 option is drawn reversed *and* in brackets, so it still shows under NO_COLOR.
@@ -16,6 +16,8 @@ from textual.events import Click
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from tutor.tui.widgets.flow import Flow
 
 
 class ChoiceBar(Widget, can_focus=True):
@@ -80,28 +82,27 @@ class ChoiceBar(Widget, can_focus=True):
     def watch_index(self, index: int) -> None:
         self.post_message(self.Changed(self, index, self.values[index]))
 
-    def render(self) -> Content:
-        parts: list[str | tuple[str, str]] = []
-        if self.caption:
-            parts.append((f"{self.caption} ", "bold"))
-        for number, label in enumerate(self.labels):
-            if number == self.index:
-                parts.append((f"[{label}]", "reverse bold"))
-            else:
-                parts.append(f" {label} ")
-            parts.append(" ")
-        return Content.assemble(*parts)
+    def render(self) -> Flow:
+        items = [
+            Content.styled(f"[{label}]", "reverse bold") if number == self.index else f" {label} "
+            for number, label in enumerate(self.labels)
+        ]
+        if self.caption:  # the caption stays on the line of the first option
+            items[0] = Content.assemble((f"{self.caption} ", "bold"), items[0])
+        return Flow(items, gap=1)
 
     def on_click(self, event: Click) -> None:
-        """Mouse users click an option; the offsets follow the rendered labels."""
-        offset = cell_len(self.caption) + 1 if self.caption else 0
-        x = event.x
-        for number, label in enumerate(self.labels):
-            width = cell_len(label) + 3
-            if offset <= x < offset + width:
-                self.index = number
-                return
-            offset += width
+        """Mouse users click an option; the offsets follow the rendered rows."""
+        flow = self.render()
+        caption = cell_len(self.caption) + 1 if self.caption else 0
+        for y, row in enumerate(flow.rows(self.size.width)):
+            x = 0
+            for number in row:
+                start, x = x + (caption if number == 0 else 0), x + flow.items[number].cell_length
+                if y == event.y and start <= event.x < x:
+                    self.index = number
+                    return
+                x += flow.gap
 
     def plain_text(self) -> str:
         shown = " / ".join(

@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.flow import Flow
 
 EVIDENCE_STYLE = {
     "proof": "bold $text-success",
@@ -75,7 +76,7 @@ class FactStrip(Widget, can_focus=True):
     def on_blur(self) -> None:
         self.call_after_refresh(self._refresh)
 
-    def _chip(self, index: int, key: str) -> list[str | tuple[str, str]]:
+    def _chip(self, index: int, key: str) -> Content:
         ctx = tutor_context(self)
         fact = ctx.facts.get(key)
         value = ctx.fact_text(key)
@@ -83,8 +84,7 @@ class FactStrip(Widget, can_focus=True):
         parts: list[str | tuple[str, str]] = [(value, "reverse" if chosen else "underline")]
         if fact is not None:
             parts.append(badge(fact.evidence, ctx.t))
-        parts.append("  ")
-        return parts
+        return Content.assemble(*parts)
 
     def detail_text(self, key: str) -> str:
         ctx = tutor_context(self)
@@ -102,10 +102,8 @@ class FactStrip(Widget, can_focus=True):
 
     def _refresh(self) -> None:
         ctx = tutor_context(self)
-        chips: list[str | tuple[str, str]] = []
-        for index, key in enumerate(self.keys):
-            chips.extend(self._chip(index, key))
-        self.query_one("#chips", Static).update(Content.assemble(*chips))
+        chips = [self._chip(index, key) for index, key in enumerate(self.keys)]
+        self.query_one("#chips", Static).update(Flow(chips))
         key = self.keys[self.selected]
         fact = ctx.facts.get(key)
         about = ctx.t(f"evidence.about.{fact.evidence}") if fact else ""

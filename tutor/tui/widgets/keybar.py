@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from tutor.tui import i18n
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.flow import Flow
 
 
 class KeyBar(Static):
@@ -48,7 +49,9 @@ class KeyBar(Static):
     def show_keys(self) -> None:
         if not self.is_attached:  # the screen was replaced before this refresh ran
             return
-        parts: list[str | tuple[str, str]] = []
-        for keys, description in self.grouped_keys():
-            parts += [(keys, "bold $text-accent"), f" {description}  "]
-        self.update(Content.assemble(*parts))
+        self.update(
+            Flow(
+                Content.assemble((keys, "bold $text-accent"), f" {description}")
+                for keys, description in self.grouped_keys()
+            )
+        )

@@ -11,7 +11,7 @@ from tutor.tui.context import tutor_context
 
 
 class LessonCardView(Grid):
-    """Headings in one column, their text beside them, wrapped by Textual (CJK-aware)."""
+    """Headings in one column, their text beside them, wrapped per CJK character (cjk_wrap)."""
 
     DEFAULT_CSS = """
     LessonCardView {

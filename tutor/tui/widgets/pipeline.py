@@ -10,12 +10,16 @@ from textual.widget import Widget
 
 from tutor.content.widgets import PipelineWidget
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.flow import Flow
 
 STEPS = ("text", "tokens", "ids", "embedding", "attention", "ffn", "output")
 
 
 class PipelineStrip(Widget, can_focus=True):
-    """A single line; focusable so that keyboard and screen-reader users land on it."""
+    """One row of steps, wrapped between steps when narrow.
+
+    Focusable so that keyboard and screen-reader users land on it.
+    """
 
     DEFAULT_CSS = """
     PipelineStrip { height: auto; margin: 1 0; }
@@ -25,18 +29,19 @@ class PipelineStrip(Widget, can_focus=True):
         super().__init__(id=id)
         self.config = config
 
-    def render(self) -> Content:
+    def render(self) -> Flow:
         ctx = tutor_context(self)
-        parts: list[str | tuple[str, str]] = []
+        items: list[Content] = []
         for number, step in enumerate(STEPS):
-            if number:
-                parts.append(" → ")
             label = ctx.t(f"pipe.{step}")
             if step == self.config.current:
-                parts.append((f"▶ {label} ◀", "reverse bold"))
+                shown = Content.styled(f"▶ {label} ◀", "reverse bold")
             else:
-                parts.append((label, "dim" if number > STEPS.index(self.config.current) else ""))
-        return Content.assemble(*parts)
+                shown = Content.styled(
+                    label, "dim" if number > STEPS.index(self.config.current) else ""
+                )
+            items.append(Content.assemble("→ ", shown) if number else shown)
+        return Flow(items, gap=1)
 
     def plain_text(self) -> str:
         ctx = tutor_context(self)

@@ -20,6 +20,7 @@ from tutor.content.widgets import TokensWidget
 from tutor.core.tokenize import Token
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.flow import Flow
 
 SHOWN_TOKENS = 200
 
@@ -140,14 +141,17 @@ class TokenStrip(Vertical):
         if not result.tokens:
             pieces.update(Content.styled(ctx.t("tokens.empty"), "dim"))
             return
-        parts: list[str | tuple[str, str]] = []
-        for number, token in enumerate(result.tokens[:SHOWN_TOKENS]):
-            style = "reverse" if number % 2 == 0 else "bold underline"
-            parts += [(visible_piece(token.piece), style), (f" {token.id}", "dim"), "  "]
+        items = [
+            Content.assemble(
+                (visible_piece(token.piece), "reverse" if number % 2 == 0 else "bold underline"),
+                (f" {token.id}", "dim"),
+            )
+            for number, token in enumerate(result.tokens[:SHOWN_TOKENS])
+        ]
         more = len(result.tokens) - SHOWN_TOKENS
         if more > 0:
-            parts.append((ctx.t("tokens.more", more=f"{more:,}"), "italic"))
-        pieces.update(Content.assemble(*parts))
+            items.append(Content.styled(ctx.t("tokens.more", more=f"{more:,}"), "italic"))
+        pieces.update(Flow(items))  # a token and its ID never split over two lines
 
     def plain_text(self) -> str:
         ctx = tutor_context(self)
