@@ -9,7 +9,13 @@ import pytest
 
 from tutor.serve.identity import GUEST, Identity, KeyPolicy, parse_authorized_keys
 from tutor.serve.limits import RateLimiter, SessionCaps
-from tutor.serve.session import child_environment, exit_status, fit_size, format_duration
+from tutor.serve.session import (
+    child_environment,
+    exit_status,
+    fit_size,
+    format_duration,
+    loggable,
+)
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +120,5 @@ def test_small_helpers() -> None:
         "90 minutes",
     ]
     assert exit_status(0) == 0 and exit_status(3) == 3 and exit_status(-9) == 137
+    assert loggable("xterm\nsession end learner=x") == "xterm_session_end_learner=x"
+    assert loggable("") == "-"

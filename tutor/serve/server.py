@@ -61,8 +61,7 @@ class _Connection(asyncssh.SSHServer):
         if wait > 0:
             self._server.log.info("connection refused ip=%s reason=rate-limit", self._ip)
             self._refusal = (
-                f"Too many connections from {self._ip}; wait {format_duration(wait)} "
-                "and try again."
+                f"Too many connections from {self._ip}; wait {format_duration(wait)} and try again."
             )
         loop = asyncio.get_running_loop()
         self._login_timer = loop.call_later(self._server.config.login_timeout, self._login_expired)

@@ -90,6 +90,11 @@ def child_environment(
     return env
 
 
+def loggable(text: str) -> str:
+    """Client-chosen text made safe for a one-line, space-separated log record."""
+    return re.sub(r"[^\x21-\x7e]", "_", text)[:100] or "-"
+
+
 def exit_status(code: int) -> int:
     """A shell-style exit status: 128 + signal number for a child killed by a signal."""
     return 128 - code if code < 0 else code
@@ -141,7 +146,13 @@ class ChildTerminal:
         finally:
             os.close(slave)
         os.set_blocking(self.master, False)
-        self._pidfd = os.pidfd_open(self.pid)
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
+            self._signal(signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.master)
+            raise
         self._loop.add_reader(self._pidfd, self._reap)
         self.resume_output()
 
@@ -271,13 +282,9 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._timers: list[asyncio.TimerHandle] = []
         self._ended = False
 
-    @property
-    def child(self) -> ChildTerminal | None:
-        return self._child
-
     # -- asyncssh callbacks --------------------------------------------------------------
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
         self._channel_open = True
 
@@ -326,9 +333,9 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             "session start learner=%s ip=%s term=%s size=%dx%d client=%s",
             self.identity.learner_id,
             self.ip,
-            self._term,
+            loggable(self._term),
             *self._size,
-            self._client,
+            loggable(self._client),
         )
         config = self._server.config
         self._timers.append(self._loop.call_later(config.idle_timeout, self._check_idle))
