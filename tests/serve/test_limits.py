@@ -26,7 +26,9 @@ async def test_session_caps_globally_and_per_key(
 
         second = await Terminal.open(server.port, keys["alice"])
         assert await second.closed() == 1
-        await second.wait_for("already have 1 tutor sessions open with this key")
+        await second.wait_for(
+            "You already have 1 tutor session open with this key (the limit is 1)."
+        )
 
         bob = await Terminal.open(server.port, keys["bob"])
         await bob.wait_for(*HOME_WORDS)

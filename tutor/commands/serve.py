@@ -33,11 +33,13 @@ def _connect_host(host: str) -> str:
 
 
 def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) -> str:
+    from tutor.serve.limits import count
+
     host = _connect_host(config.host)
     if config.open:
         who = "any SSH key (its fingerprint is the learner id); without a key, as a guest"
     else:
-        who = f"only the {key_count} keys listed in {config.authorized_keys}"
+        who = f"only the {count(key_count, 'key')} listed in {config.authorized_keys}"
     reach = (
         "this machine only (loopback); use --host 0.0.0.0 to accept other machines"
         if config.host in _LOOPBACK

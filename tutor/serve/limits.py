@@ -10,6 +10,11 @@ from dataclasses import dataclass
 from tutor.serve.identity import Identity
 
 
+def count(n: int, noun: str) -> str:
+    """`1 session`, `3 sessions`: messages to learners read as sentences."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class RateLimiter:
     """A token bucket per client IP: `burst` connections at once, then `rate` per second.
 
@@ -69,14 +74,15 @@ class SessionCaps:
         if self.total >= self.max_total:
             return Refusal(
                 "server-full",
-                f"The tutor is full: {self.total} sessions are open, the most this server "
-                "allows. Please try again in a few minutes.",
+                f"The tutor is full: {count(self.total, 'session')} open, the most this "
+                "server allows. Please try again in a few minutes.",
             )
-        if not identity.guest and self._per_identity[identity.learner_id] >= self.max_per_identity:
+        held = 0 if identity.guest else self._per_identity[identity.learner_id]
+        if held >= self.max_per_identity:
             return Refusal(
                 "key-limit",
-                f"You already have {self._per_identity[identity.learner_id]} tutor sessions "
-                f"open with this key (the limit is {self.max_per_identity}). "
+                f"You already have {count(held, 'tutor session')} open with this key "
+                f"(the limit is {self.max_per_identity}). "
                 "Close one, then connect again.",
             )
         self.total += 1
