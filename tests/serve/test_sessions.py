@@ -158,6 +158,7 @@ async def test_child_environment_is_clean(
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "TUTOR_DATA_DIR": str(reaped.config.data_dir),
         "TUTOR_LEARNER": keys["alice"].get_fingerprint("sha256"),
+        "TUTOR_REMOTE": "1",
         "PYTHONPATH": env["PYTHONPATH"],
         "OMP_NUM_THREADS": "1",
     }

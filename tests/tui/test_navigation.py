@@ -161,3 +161,17 @@ async def test_guest_mode_says_so_and_saves_nothing(
         await pilot.press("enter")
         await settle(pilot)
     assert not data_dir.exists()
+
+
+async def test_served_learner_is_not_shown_the_servers_file_path(tmp_path):
+    from tutor.core.paths import content_dir
+    from tutor.tui.app import TutorApp
+
+    app = TutorApp(
+        content_dir(), learner="SHA256:abc", data_dir=tmp_path, remote=True, animate=False
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = "\n".join(app.screen.where_lines)
+        assert "SHA256:abc" in lines
+        assert str(tmp_path) not in lines

@@ -21,6 +21,7 @@ def run(args: argparse.Namespace) -> int:
         guest=guest_requested(),
         start_lesson=getattr(args, "lesson_id", None),
         start_page=getattr(args, "page", None),
+        remote=os.environ.get("TUTOR_REMOTE") == "1",
     )
     app.run()
     return 0

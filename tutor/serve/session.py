@@ -74,6 +74,7 @@ def child_environment(
         "PATH": MINIMAL_PATH,
         "TUTOR_DATA_DIR": str(data_dir),
         "TUTOR_LEARNER": identity.learner_id,
+        "TUTOR_REMOTE": "1",
         # the child imports the very tutor package the server runs
         "PYTHONPATH": str(package_parent),
         # many learners share the cores: one numeric thread per session

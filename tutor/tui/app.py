@@ -82,6 +82,7 @@ class TutorApp(App[None]):
         start_lesson: str | None = None,
         start_page: int | None = None,
         animate: bool = True,
+        remote: bool = False,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
         super().__init__()
@@ -94,6 +95,7 @@ class TutorApp(App[None]):
         self.start_lesson = start_lesson
         self.start_page = start_page
         self.animate = animate
+        self.remote = remote  # served over SSH: the progress file's path means nothing here
         self.title = t("app.title", lang)
         self.lesson_set = LessonSet()
         self.ctx: TutorContext

@@ -87,7 +87,9 @@ class HomeScreen(Screen[None]):
             options.highlighted = highlighted or 0
         store = ctx.store
         lines = [ctx.t("home.guest")] if store.guest else []
-        if not store.guest:
+        if self.tutor_app.remote and not store.guest:
+            lines.append(ctx.t("home.saved_remote", learner=store.learner))
+        elif not store.guest:
             lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
         position = store.last_position()
         lesson = self.tutor_app.lesson_set.lesson(position.lesson) if position else None
