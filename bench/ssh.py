@@ -11,8 +11,11 @@ letter and backspace, so the field and its live token count change on every key 
 state stays bounded. Latency = key sent -> first output bytes received after it; keys are
 matched to output in order (one chunk answers the oldest unanswered key; output while no
 key is waiting is the tail of an earlier answer and is ignored). The first second of the
-phase is warm-up and not counted. Memory: VmRSS (and PSS, which splits shared pages
-fairly) of the server and every process under it, sampled at the end of the phase.
+phase is warm-up and not counted. Before it, every learner sits idle for 5 s in the
+focused field (its cursor blinking) and the CPU that costs is recorded too, split like
+the typing phase's into server, children and this client. Memory: VmRSS (and PSS, which
+splits shared pages fairly) of the server and every process under it, sampled at the end
+of the phase.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 import asyncssh
 import pyte
-from _common import REPO, emit, machine, mb, parse_args, proc_status, screen_lines, summary_ms
+from _common import REPO, emit, machine, make_parser, mb, proc_status, screen_lines, summary_ms
 
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
@@ -43,6 +46,7 @@ COLS, ROWS = 80, 24
 INTERVAL_S = 0.2
 SETUP_TIMEOUT_S = 60.0
 WARMUP_S = 1.0
+IDLE_S = 5.0
 QUIET_S = 0.3  # the text cursor blinks every 0.5 s: quieter than that is settled
 LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 BACKSPACE = b"\x7f"
@@ -201,6 +205,29 @@ def memory(root: int) -> dict[str, float]:
     return {"processes": len(pids), "rss_mb": mb(rss), "pss_mb": mb(pss)}
 
 
+def cpu_share(server: int, children: Sequence[int]) -> Callable[[float], dict[str, float]]:
+    """Start counting CPU; the returned function gives each party's share of all cores since.
+
+    server = the `tutor serve` process (SSH and pty relay), children = the learners' apps,
+    client = this process (the simulated learners, which compete for the same cores).
+    """
+    start = cpu_seconds([server]), cpu_seconds(children), time.process_time()
+
+    def since(wall: float) -> dict[str, float]:
+        cores = wall * (os.cpu_count() or 1)
+        used = (
+            cpu_seconds([server]) - start[0],
+            cpu_seconds(children) - start[1],
+            time.process_time() - start[2],
+        )
+        return {
+            name: round(value / cores, 3)
+            for name, value in zip(("server", "children", "client"), used, strict=True)
+        }
+
+    return since
+
+
 def cpu_seconds(pids: Sequence[int]) -> float:
     """utime + stime of the processes (clock ticks to seconds)."""
     ticks = 0
@@ -246,8 +273,12 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
             learners += await asyncio.gather(*(opened(k) for k in keys[1:]))
             setup_s = time.perf_counter() - started
             loop = asyncio.get_running_loop()
-            tree = process_tree(server.pid)
-            cpu_before = cpu_seconds(tree), time.process_time()
+            children = process_tree(server.pid)[1:]
+            share = cpu_share(server.pid, children)
+            idle_s = min(IDLE_S, phase_s)
+            await asyncio.sleep(idle_s)  # every learner idle in a focused text field
+            idle = share(idle_s)
+            share = cpu_share(server.pid, children)
             begin = time.perf_counter()
             until = loop.time() + phase_s
             offsets = random.Random(sessions).sample(range(200), sessions)
@@ -255,10 +286,8 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
                 *(type_keys(lr, o / 1000, until) for lr, o in zip(learners, offsets, strict=True))
             )
             await asyncio.sleep(1.0)  # answers still on their way
-            wall = time.perf_counter() - begin
+            typing = share(time.perf_counter() - begin)
             used = memory(server.pid)
-            server_cpu = cpu_seconds(tree) - cpu_before[0]
-            client_cpu = time.process_time() - cpu_before[1]
             counted = [
                 lat for lr in learners for sent, lat in lr.latencies if sent - begin >= WARMUP_S
             ]
@@ -281,8 +310,8 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
         "keys_sent": sum(len(lr.latencies) for lr in learners) + unanswered,
         "keys_unanswered": unanswered,
         **summary_ms(counted),
-        "server_cpu_share": round(server_cpu / (wall * (os.cpu_count() or 1)), 3),
-        "client_cpu_share": round(client_cpu / (wall * (os.cpu_count() or 1)), 3),
+        "cpu_share_typing": typing,
+        "cpu_share_idle": idle,
         **{f"server_{k}": v for k, v in used.items()},
         "rss_mb_per_session": round(used["rss_mb"] / sessions, 1),
         "pss_mb_per_session": round(used["pss_mb"] / sessions, 1),
@@ -290,12 +319,16 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(__doc__, argv)
+    parser = make_parser(__doc__)
+    parser.add_argument("--sessions", type=int, nargs="+", help="levels (default 10 25 50)")
+    parser.add_argument("--seconds", type=float, help="typing phase per level (default 30)")
+    args = parser.parse_args(argv)
     info = machine()
     levels, phase_s = ([2], 2.0) if args.quick else ([10, 25, 50], 30.0)
+    levels = args.sessions or levels
+    phase_s = args.seconds or phase_s
     marks = setup_marks()
     results = [asyncio.run(level(n, phase_s, marks)) for n in levels]
-    top = results[-1]
     emit(
         {
             "benchmark": "ssh",
@@ -307,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "warmup_s": WARMUP_S,
             "levels": results,
             "target": {"sessions": 50, "p95_ms": 150},
-            "target_met": top["sessions"] == 50 and top["p95_ms"] <= 150,  # type: ignore[operator]
+            "target_met": any(r["sessions"] == 50 and r["p95_ms"] <= 150 for r in results),  # type: ignore[operator]
         }
     )
 

@@ -87,6 +87,9 @@ def check_ssh(r: dict) -> None:
     assert level["sessions"] == 2
     assert level["n"] > 0 and level["keys_sent"] >= level["n"]
     assert 0 < level["median_ms"] <= level["p95_ms"]
+    for phase in ("cpu_share_typing", "cpu_share_idle"):
+        assert set(level[phase]) == {"server", "children", "client"}
+        assert all(0 <= share <= 1.5 for share in level[phase].values())
     assert level["server_processes"] >= 3  # the server and one child per session
     assert level["server_rss_mb"] > level["server_pss_mb"] > 0
 
