@@ -47,9 +47,20 @@ def machine() -> dict[str, object]:
     }
 
 
+def tutor_root() -> Path:
+    """The checkout `import tutor` finds (PYTHONPATH may point at another one than REPO).
+
+    Subprocesses that run `python -m tutor` start there, so they run the same tutor.
+    """
+    import tutor
+
+    return Path(tutor.__file__).resolve().parents[1]
+
+
 def source() -> dict[str, object]:
     """The checkout measured: its commit, and whether the product's files differ from it."""
-    git = ["git", "-C", str(REPO)]
+    root = tutor_root()
+    git = ["git", "-C", str(root)]
     try:
         commit = subprocess.run(
             [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
@@ -61,8 +72,8 @@ def source() -> dict[str, object]:
             check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return {"path": str(REPO), "commit": None}
-    return {"path": str(REPO), "commit": commit, "uncommitted_changes": bool(changed)}
+        return {"path": str(root), "commit": None}
+    return {"path": str(root), "commit": commit, "uncommitted_changes": bool(changed)}
 
 
 def emit(result: dict[str, object]) -> None:

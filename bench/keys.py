@@ -4,20 +4,21 @@ Method. The tutor runs in this process (shipped defaults, fresh data dir, 80x24)
 Textual driver that renders every frame exactly as for a terminal but keeps it in memory
 with the time it was written (`FrameDriver`; Textual's headless driver skips rendering).
 For each press the clock starts just before the key (or paste) event is handed to the app
-the way the real driver hands it over, and stops at the write of the first frame that
-shows the answer: the heatmap's title naming the new stage, the neighbour list's heading
-naming the new token, the token strip's count of the 2,000 pasted characters. No polling:
-the waiting coroutine wakes on each frame write. Pilot's own `press`/`pause` are not
-timed, since each of them sleeps at least 20 ms to detect idleness; they only set up and
-settle between presses (untimed). After each press every new frame is replayed on a pyte
-screen, and the press only counts as verified if the whole screen then shows the answer.
+the way the real driver hands it over, and stops at the write of the first frame rendered
+after the widget holds its answer: the heatmap's matrix for the new stage, the neighbour
+lists for the new token, the token strip's result for the 2,000 pasted characters. Frames
+and state changes share the app's one event loop, so that frame is the first to draw the
+answer. No polling: the check runs inside the driver's write. Pilot's own `press`/`pause`
+are not timed, since each of them sleeps at least 20 ms to detect idleness; they only set
+up and settle between presses (untimed). After each press every new frame is replayed on
+a pyte screen, and the press only counts as verified if the screen then shows the answer
+in words (the heatmap's title, the list's heading, the strip's character count).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import re
 import sys
 import tempfile
 import time
@@ -51,14 +52,15 @@ COLS, ROWS = 80, 24
 LESSON = "embedding"
 PASTE_CHARS = 2_000
 TIMEOUT_S = 30.0
-_ESCAPE = re.compile(r"\x1b(\[[0-9;?<>=$]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])")
 
 
 @dataclass
 class Frames:
-    """Every frame the app wrote, with its time; wakes whoever waits for the next one."""
+    """Every frame the app wrote, with its time, and the wait for the first answering one."""
 
     log: list[tuple[float, str]] = field(default_factory=list)
+    answered: Callable[[], bool] | None = None  # the widget holds its answer
+    hit: float | None = None  # when the first frame after that was written
     written: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -73,13 +75,11 @@ class FrameDriver(HeadlessDriver):
         return False
 
     def write(self, data: str) -> None:
-        FRAMES.log.append((time.perf_counter(), data))
-        FRAMES.written.set()
-
-
-def plain(frame: str) -> str:
-    """A frame's text with escape sequences removed: what one styled run says, contiguous."""
-    return _ESCAPE.sub("", frame)
+        now = time.perf_counter()
+        FRAMES.log.append((now, data))
+        if FRAMES.answered is not None and FRAMES.hit is None and FRAMES.answered():
+            FRAMES.hit = now
+            FRAMES.written.set()
 
 
 class Screen:
@@ -105,21 +105,24 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
-async def timed(send: Callable[[], None], shows: str) -> float:
-    """Seconds from `send()` to the first frame written after it whose text holds `shows`."""
-    start_index = len(FRAMES.log)
+async def timed(send: Callable[[], None], answered: Callable[[], bool]) -> float:
+    """Seconds from `send()` to the first frame written once `answered()` holds."""
+    FRAMES.answered, FRAMES.hit = answered, None
     FRAMES.written.clear()
     start = time.perf_counter()
     send()
-    checked = start_index
-    while True:
+    try:
         async with asyncio.timeout(TIMEOUT_S):
             await FRAMES.written.wait()
-        FRAMES.written.clear()
-        for stamp, frame in FRAMES.log[checked:]:
-            if shows in plain(frame):
-                return stamp - start
-        checked = len(FRAMES.log)
+    finally:
+        FRAMES.answered = None
+    assert FRAMES.hit is not None
+    return FRAMES.hit - start
+
+
+def shows(screen_text: str, words: str) -> bool:
+    """The words are on screen, wherever the lines broke them."""
+    return "".join(words.split()) in "".join(screen_text.split())
 
 
 def press(app: TutorApp, key: str) -> Callable[[], None]:
@@ -165,9 +168,13 @@ async def heatmap_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[l
     for _ in range(n):
         stage = "after" if heatmap.stage == "before" else "before"
         title = t("heat.title", "zh", count=len(config.tokens), stage=t(f"heat.stage.{stage}"))
-        times.append(await timed(press(app, "s"), title))
+
+        def switched(stage: str = stage) -> bool:
+            return heatmap.stage == stage and heatmap.matrices.get(stage) is not None
+
+        times.append(await timed(press(app, "s"), switched))
         await settle(pilot)
-        verified += title in screen.catch_up()
+        verified += shows(screen.catch_up(), title)
     return times, verified
 
 
@@ -199,9 +206,10 @@ async def neighbour_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple
         await settle(pilot)
         token_id = scheme.single_id(token)
         heading = t("nb.heading", "zh", token=scheme.id_to_piece(token_id), id=token_id, k=config.k)
-        times.append(await timed(press(app, "enter"), heading))
+        before = panel.answers
+        times.append(await timed(press(app, "enter"), lambda b=before: panel.answers is not b))
         await settle(pilot)
-        verified += heading in screen.catch_up()
+        verified += panel.token == token and shows(screen.catch_up(), heading)
     return times, verified
 
 
@@ -235,9 +243,12 @@ async def paste_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[lis
         def send(text: str = text) -> None:
             app._driver.send_message(events.Paste(text))  # type: ignore[union-attr]
 
-        times.append(await timed(send, count))
+        def pasted(text: str = text) -> bool:
+            return strip.result is not None and strip.result.text == text
+
+        times.append(await timed(send, pasted))
         await settle(pilot)
-        verified += count in screen.catch_up()
+        verified += shows(screen.catch_up(), count)
     return times, verified
 
 

@@ -36,7 +36,16 @@ from pathlib import Path
 
 import asyncssh
 import pyte
-from _common import REPO, emit, machine, make_parser, mb, proc_status, screen_lines, summary_ms
+from _common import (
+    emit,
+    machine,
+    make_parser,
+    mb,
+    proc_status,
+    screen_lines,
+    summary_ms,
+    tutor_root,
+)
 
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
@@ -248,7 +257,7 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
              "--open", "--data-dir", data_dir, "--max-sessions", str(sessions),
              "--rate", "1000", "--burst", str(sessions + 10), "--login-timeout", "600",
              "--idle-timeout", "3600"],
-            cwd=REPO,
+            cwd=tutor_root(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

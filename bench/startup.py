@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyte
-from _common import REPO, emit, machine, parse_args, screen_lines
+from _common import REPO, emit, machine, parse_args, screen_lines, tutor_root
 
 COLS, ROWS = 80, 24
 TIMEOUT_S = 60.0
@@ -89,7 +89,7 @@ def run_once(launch: Launch) -> Run:
             stdin=slave,
             stdout=slave,
             stderr=slave,
-            cwd=REPO,
+            cwd=tutor_root(),
             env=env,
             start_new_session=True,
             preexec_fn=_take_terminal,
