@@ -117,3 +117,29 @@ def test_two_sessions_of_one_learner_write_at_once(tmp_path: Path) -> None:
     assert store.summary("embedding") == {"s1": "x" * 199, "s2": "x" * 199}
     db = sqlite3.connect(tmp_path / DB_FILENAME)
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _open_store_at(args: tuple[str, str, object]) -> str:
+    directory, learner, barrier = args
+    barrier.wait()
+    store = ProgressStore(learner, Path(directory))
+    store.close()
+    return learner
+
+
+def test_many_first_starts_at_once_on_a_fresh_data_dir(tmp_path):
+    """A class logging in together: every process creates or joins the new database."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    for attempt in range(5):
+        directory = tmp_path / f"fresh{attempt}"
+        with ctx.Manager() as manager:
+            barrier = manager.Barrier(6)
+            with ctx.Pool(6) as pool:
+                opened = pool.map(
+                    _open_store_at, [(str(directory), f"l{i}", barrier) for i in range(6)]
+                )
+        assert sorted(opened) == [f"l{i}" for i in range(6)]
+        mode = sqlite3.connect(directory / "progress.sqlite3").execute("PRAGMA journal_mode")
+        assert mode.fetchone()[0] == "wal"

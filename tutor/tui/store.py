@@ -93,6 +93,20 @@ def guest_requested() -> bool:
     return os.environ.get("TUTOR_GUEST", "") not in ("", "0")
 
 
+def _enable_wal(db: sqlite3.Connection) -> None:
+    """Switching a new file to WAL needs it alone for a moment and ignores busy_timeout, so
+    several first starts at once (a class logging in together) take turns, not fail."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class ProgressStore:
     """All reads and writes of one learner's progress.
 
@@ -111,7 +125,7 @@ class ProgressStore:
             self.path = directory / DB_FILENAME
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
+            _enable_wal(self._db)
             self._db.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
 
