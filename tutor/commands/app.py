@@ -12,6 +12,7 @@ def run(args: argparse.Namespace) -> int:
     from tutor.tui.app import TutorApp
     from tutor.tui.store import default_data_dir, default_learner, guest_requested
 
+    remote = os.environ.get("TUTOR_REMOTE") == "1"
     app = TutorApp(
         content_root=args.content or content_dir(),
         model_dir=args.model,
@@ -21,7 +22,9 @@ def run(args: argparse.Namespace) -> int:
         guest=guest_requested(),
         start_lesson=getattr(args, "lesson_id", None),
         start_page=getattr(args, "page", None),
-        remote=os.environ.get("TUTOR_REMOTE") == "1",
+        remote=remote,
+        # over SSH a blinking cursor redraws twice a second for every idle learner
+        animate=not remote,
     )
     app.run()
     return 0
