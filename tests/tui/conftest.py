@@ -5,6 +5,7 @@ Animations and cursor blink are off (animate=False) so that screens are determin
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,17 +65,19 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+def app_for(data_dir: Path, **options: object) -> TutorApp:
+    """The shipped lesson in Chinese for the test learner, without animation."""
+    settings: dict[str, object] = {
+        "content_root": content_dir(),
+        "lang": "zh",
+        "learner": LEARNER,
+        "data_dir": data_dir,
+        "animate": False,
+    }
+    settings.update(options)
+    return TutorApp(**settings)  # type: ignore[arg-type]
+
+
 @pytest.fixture
 def make_app(data_dir: Path) -> Callable[..., TutorApp]:
-    def build(**options: object) -> TutorApp:
-        settings: dict[str, object] = {
-            "content_root": content_dir(),
-            "lang": "zh",
-            "learner": LEARNER,
-            "data_dir": data_dir,
-            "animate": False,
-        }
-        settings.update(options)
-        return TutorApp(**settings)  # type: ignore[arg-type]
-
-    return build
+    return functools.partial(app_for, data_dir)

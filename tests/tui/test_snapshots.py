@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.conftest import LEARNER, LESSON, page_with, settle, shipped_lesson
+from tests.tui.conftest import LESSON, app_for, page_with, settle, shipped_lesson
 from tests.tui.test_error_screen import BROKEN
-from tutor.core.paths import content_dir
-from tutor.tui.app import TutorApp
 from tutor.tui.widgets.heatmap import Heatmap
 
 SIZES = [(80, 24), (120, 40)]
@@ -36,18 +34,6 @@ def fixed_data_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(path, ignore_errors=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-def app_for(data_dir: Path, **options: object) -> TutorApp:
-    settings: dict[str, object] = {
-        "content_root": content_dir(),
-        "lang": "zh",
-        "learner": LEARNER,
-        "data_dir": data_dir,
-        "animate": False,
-    }
-    settings.update(options)
-    return TutorApp(**settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
