@@ -76,3 +76,28 @@ async def test_choice_labels_stay_whole_and_clicks_follow_the_rows() -> None:
         assert bar.index == 5
         await pilot.click(ChoiceBar, offset=(2, 0))  # the caption is not an option
         assert bar.index == 5
+
+
+def more(hidden: int) -> Content:
+    return Content(f"+{hidden}")
+
+
+@pytest.mark.parametrize("width", [12, 20, 40])
+def test_a_capped_flow_ends_its_last_row_with_how_many_are_not_shown(width: int) -> None:
+    items = [f"词{n} {n}" for n in range(60)]
+    flow = Flow(items, max_rows=3, more=more, left_out=100)
+    shown = flow.shown(width)
+    drawn = len(shown) - 1
+    assert len(lines(flow, width)) == 3
+    assert [item.plain for item in shown[:-1]] == items[:drawn]
+    assert shown[-1].plain == f"+{60 - drawn + 100}"
+    assert lines(flow, width)[-1].endswith(shown[-1].plain)
+    one_more = Flow([*items[: drawn + 1], more(60 - drawn - 1 + 100)])
+    assert len(one_more.rows(width)) > 3  # as many as fit were drawn
+
+
+def test_a_flow_that_fits_shows_the_marker_only_for_items_left_out() -> None:
+    assert lines(Flow(TOKENS[:2], max_rows=3, more=more), 80) == ["小明 339  把 385"]
+    assert lines(Flow(TOKENS[:2], max_rows=3, more=more, left_out=5), 80) == [
+        "小明 339  把 385  +5"
+    ]

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from textual import events
-from textual.widgets import Input
+from textual.geometry import Region
+from textual.widgets import Input, Static
 
 from tests.tui.conftest import LESSON, page_with, settle
 from tutor.core.model import open_model
@@ -22,7 +24,7 @@ from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.path import RepresentationPath
 from tutor.tui.widgets.pipeline import PipelineStrip
 from tutor.tui.widgets.rows import RowsDemo
-from tutor.tui.widgets.token_strip import TokenStrip
+from tutor.tui.widgets.token_strip import PIECE_ROWS, TokenStrip
 
 
 async def focus(pilot, widget) -> None:
@@ -76,7 +78,13 @@ async def test_a_100000_character_paste_is_tokenized_and_one_more_is_refused(
         expected = get_scheme(strip.scheme).encode(pasted)
         assert len(strip.result.tokens) == len(expected)
         assert "100,000 个字符" in strip.plain_text()
-        assert "还有" in str(strip.query_one("#pieces").render())
+        # the pieces fill their rows and the last row says how many are not drawn
+        pieces = strip.query_one("#pieces", Static)
+        width, height = pieces.size
+        lines = [s.text.rstrip() for s in pieces.render_lines(Region(0, 0, width, height))]
+        assert height == PIECE_ROWS
+        drawn = len(pieces.render().shown(width)) - 1
+        assert lines[-1].endswith(f"…还有 {len(expected) - drawn:,} 个 token 未显示")
 
         text_input.post_message(events.Paste("猫"))
         await settle(pilot)
@@ -251,3 +259,46 @@ async def test_pipeline_path_rows_analogy_and_facts(make_app: Callable[..., Tuto
         await settle(pilot)
         assert demo.stage == "before"
         assert demo.found == analogy(model, config.a, config.b, config.c, "before", config.k)
+
+
+async def test_the_token_field_scrolls_to_its_cursor_past_its_width(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The field skips Input's page layout per key; its own scrolling must still follow."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        field = strip.query_one("#text", Input)
+        await focus(pilot, field)
+        field.value = ""
+        await pilot.press(*"小明把苹果给了小王" * 6)
+        await settle(pilot)
+        assert field.scroll_x > 0
+        assert field.region.contains_point(field.cursor_screen_offset)
+        assert strip.result is not None and strip.result.text == "小明把苹果给了小王" * 6
+
+
+async def test_a_key_in_the_token_field_repaints_without_laying_out_the_page(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per-key CPU decides latency for many learners on two cores: no page layout per key."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        await focus(pilot, strip.query_one("#text", Input))
+        await pilot.press("end")
+        await settle(pilot)
+        layouts: list[object] = []
+        screen = app.screen
+        refresh_layout = screen._refresh_layout
+        monkeypatch.setattr(
+            screen, "_refresh_layout", lambda *a, **k: layouts.append(a) or refresh_layout(*a, **k)
+        )
+        await pilot.press("a")
+        await settle(pilot)
+        assert strip.result is not None and strip.result.text.endswith("a")
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert layouts == []

@@ -4,11 +4,14 @@ Why: prose may break between any two CJK characters (tutor.tui.cjk_wrap), which 
 for sentences but wrong for a token, an option label or a key's description: "苹果"
 split over two lines reads as two tokens. Flow moves a whole item to the next line; only
 an item wider than the whole line is wrapped inside.
+
+A Flow may be capped at a number of rows: what does not fit is replaced by one last item
+that says how many were left out (`more`), so that count is never cropped off the bottom.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.cells import cell_len
 from textual.content import Content
@@ -21,29 +24,72 @@ from textual.visual import RenderOptions, Visual
 class Flow(Visual):
     """A Textual Visual: give it to `Static.update` or return it from `render`."""
 
-    def __init__(self, items: Iterable[Content | str], gap: int = 2) -> None:
+    def __init__(
+        self,
+        items: Iterable[Content | str],
+        gap: int = 2,
+        *,
+        max_rows: int | None = None,
+        more: Callable[[int], Content | str] | None = None,
+        left_out: int = 0,
+    ) -> None:
+        """`more(n)` is the last item when n items are not shown: those that do not fit
+        `max_rows`, plus `left_out` that the caller never passed in."""
         self.items = [Content(item) if isinstance(item, str) else item for item in items]
         self.gap = gap
+        self.max_rows = max_rows
+        self.more = more
+        self.left_out = left_out
+        # Layout is asked for by height, then by render, at the same width: do it once.
+        self._laid_out: tuple[int, Content] | None = None
 
     def __str__(self) -> str:
         return (" " * self.gap).join(item.plain for item in self.items)
 
     def rows(self, width: int) -> list[list[int]]:
         """Indices of the items on each line, each line filled greedily up to `width`."""
+        return self._rows(self.items, width)
+
+    def _rows(self, items: list[Content], width: int) -> list[list[int]]:
         rows: list[list[int]] = [[]]
         used = 0
-        for index, item in enumerate(self.items):
+        for index, item in enumerate(items):
             if rows[-1] and used + self.gap + item.cell_length > width:
                 rows.append([])
             used = (used + self.gap if rows[-1] else 0) + item.cell_length
             rows[-1].append(index)
         return rows
 
+    def shown(self, width: int) -> list[Content]:
+        """The items drawn at `width`: all of them, or as many as fit the rows plus `more`."""
+        if self.more is None:
+            return self.items
+        rows = self.rows(width)
+        limit = len(rows) if self.max_rows is None else self.max_rows
+        if len(rows) <= limit and not self.left_out:
+            return self.items
+        kept = rows[:limit]
+        last = kept[-1]
+        count = sum(len(row) for row in kept)
+        while True:
+            marker = self.more(len(self.items) - count + self.left_out)
+            marker = Content(marker) if isinstance(marker, str) else marker
+            used = sum(self.items[index].cell_length + self.gap for index in last)
+            if not last or used + marker.cell_length <= width:
+                return [*self.items[:count], marker]
+            last.pop()
+            count -= 1
+
     def content(self, width: int) -> Content:
         """The items laid out for `width`, one line of Content per row."""
+        if self._laid_out is not None and self._laid_out[0] == width:
+            return self._laid_out[1]
+        items = self.shown(width)
         gap = Content(" " * self.gap)
-        lines = [gap.join(self.items[index] for index in row) for row in self.rows(width)]
-        return Content("\n").join(lines)
+        lines = [gap.join(items[index] for index in row) for row in self._rows(items, width)]
+        content = Content("\n").join(lines)
+        self._laid_out = (width, content)
+        return content
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return cell_len(str(self))
