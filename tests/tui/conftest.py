@@ -1,6 +1,7 @@
 """Shared helpers: a TutorApp on the shipped lesson with its own progress dir, and waiting.
 
 Animations and cursor blink are off (animate=False) so that screens are deterministic.
+Every test has its own content cache (TUTOR_CACHE_DIR), so none reads another's.
 """
 
 from __future__ import annotations
@@ -58,6 +59,13 @@ def page_with(widget: str, nth: int = 0) -> int:
         if getattr(block, "widget", None) == widget
     ]
     return numbers[nth]
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cache"
+    monkeypatch.setenv("TUTOR_CACHE_DIR", str(path))
+    return path
 
 
 @pytest.fixture

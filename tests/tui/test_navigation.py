@@ -7,7 +7,7 @@ from collections.abc import Callable
 from textual.widgets import OptionList
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson
-from tutor.tui.app import SCREEN_FOR_KIND, TutorApp
+from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.help import HelpScreen
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
@@ -36,7 +36,7 @@ async def test_whole_lesson_forward_and_back_by_keys(make_app: Callable[..., Tut
         for index, page in enumerate(lesson.pages):
             await settle(pilot)
             screen = app.screen
-            assert isinstance(screen, SCREEN_FOR_KIND[page.kind]), page.number
+            assert isinstance(screen, screen_class(page.kind)), page.number
             assert screen.page.number == page.number
             header = f"第 {index + 1} / {len(lesson.pages)} 页"
             assert header in str(screen.query_one("#page-header").render())

@@ -1,18 +1,44 @@
-"""Lesson files -> validated pydantic models, and `tutor check`. Never imports textual."""
+"""Lesson files -> validated pydantic models, and `tutor check`. Never imports textual.
 
-from tutor.content.loader import load_lessons
-from tutor.content.models import (
-    Lesson,
-    LessonCard,
-    LessonSet,
-    MarkdownBlock,
-    Page,
-    Question,
-    Summary,
-    WidgetBlock,
-)
-from tutor.content.problems import Problem, render_problem
-from tutor.content.prose import FactRef, split_fact_refs
+The names below are imported on first use (PEP 562): a module that needs only the problems
+or the lesson index, like the TUI's first screen, does not pay for pydantic and ruamel.yaml.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tutor.content.loader import load_lessons
+    from tutor.content.models import (
+        Lesson,
+        LessonCard,
+        LessonSet,
+        MarkdownBlock,
+        Page,
+        Question,
+        Summary,
+        WidgetBlock,
+    )
+    from tutor.content.problems import Problem, render_problem
+    from tutor.content.prose import FactRef, split_fact_refs
+
+_HOMES = {
+    "FactRef": "prose",
+    "Lesson": "models",
+    "LessonCard": "models",
+    "LessonSet": "models",
+    "MarkdownBlock": "models",
+    "Page": "models",
+    "Problem": "problems",
+    "Question": "models",
+    "Summary": "models",
+    "WidgetBlock": "models",
+    "load_lessons": "loader",
+    "render_problem": "problems",
+    "split_fact_refs": "prose",
+}
 
 __all__ = [
     "FactRef",
@@ -29,3 +55,10 @@ __all__ = [
     "render_problem",
     "split_fact_refs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -7,49 +7,51 @@ thread workers. Broken content never reaches a page: it stops at the error scree
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen
-from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.screen import ModalScreen, Screen
 
-from tutor.content.models import Lesson, LessonSet, RubricClaim
+from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem, render_problem
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
-from tutor.tui.screens.error import ErrorScreen
-from tutor.tui.screens.failure import FailureScreen
-from tutor.tui.screens.fix import FixScreen
-from tutor.tui.screens.help import HelpScreen
-from tutor.tui.screens.home import HomeScreen
-from tutor.tui.screens.naive import NaiveScreen
-from tutor.tui.screens.objectives import ObjectivesScreen
-from tutor.tui.screens.page import PageScreen
-from tutor.tui.screens.quiz import QuizScreen
-from tutor.tui.screens.wrapup import WrapupScreen
 from tutor.tui.store import ProgressStore, StoreError
 
-SCREEN_FOR_KIND: dict[str, type[PageScreen]] = {
-    "objectives": ObjectivesScreen,
-    "naive": NaiveScreen,
-    "failure": FailureScreen,
-    "fix": FixScreen,
-    "quiz": QuizScreen,
-    "wrapup": WrapupScreen,
+if TYPE_CHECKING:
+    from tutor.content.models import Lesson, RubricClaim
+    from tutor.tui.screens.page import PageScreen
+
+# One Screen class per page kind, imported when a page of that kind first opens: the home
+# screen (the first one a learner sees) needs none of them, nor the widgets they hold.
+SCREEN_FOR_KIND: dict[str, str] = {
+    "objectives": "tutor.tui.screens.objectives:ObjectivesScreen",
+    "naive": "tutor.tui.screens.naive:NaiveScreen",
+    "failure": "tutor.tui.screens.failure:FailureScreen",
+    "fix": "tutor.tui.screens.fix:FixScreen",
+    "quiz": "tutor.tui.screens.quiz:QuizScreen",
+    "wrapup": "tutor.tui.screens.wrapup:WrapupScreen",
 }
+
+
+def screen_class(kind: str) -> type[PageScreen]:
+    """The Screen class that shows pages of `kind`."""
+    module, name = SCREEN_FOR_KIND[kind].split(":")
+    screen: type[PageScreen] = getattr(importlib.import_module(module), name)
+    return screen
+
 
 THEMES = ("textual-dark", "textual-light")
 
 
-@dataclass(frozen=True, slots=True)
-class LessonState:
+class LessonState(NamedTuple):
     seen: int
     total: int
     locked_by: list[str]  # titles of prerequisite lessons not yet done
@@ -83,6 +85,7 @@ class TutorApp(App[None]):
         start_page: int | None = None,
         animate: bool = True,
         remote: bool = False,
+        cache_dir: Path | None = None,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
         super().__init__()
@@ -96,38 +99,60 @@ class TutorApp(App[None]):
         self.start_page = start_page
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
+        self.cache_dir = cache_dir  # None: default_cache_dir()
         self.title = t("app.title", lang)
-        self.lesson_set = LessonSet()
+        self.content: LessonContent | None = None  # None: the progress store failed
         self.ctx: TutorContext
+        self._first_screen: Screen
 
     # start-up ----------------------------------------------------------------
 
-    def on_mount(self) -> None:
+    def on_load(self) -> None:
+        """Before the terminal is taken over: the store and the lesson index, so that the
+        first screen drawn is the one the learner needs (no empty default screen first)."""
         if not self.animate:
             self.animation_level = "none"
+        self._first_screen = self._first()
+
+    def _first(self) -> Screen:
         try:
             store = ProgressStore(self.learner, self.data_dir, guest=self.guest)
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
-            self.push_screen(ErrorScreen([t("error.store", self.lang, error=exc)], ""))
-            return
+            return self._error_screen([t("error.store", self.lang, error=exc)], "")
         self.ctx = TutorContext(self.lang, store, self.model_dir)
-        problems = self._load_lessons()
-        if problems:
-            hint = t("error.hint", self.lang, path=self.content_root)
-            self.push_screen(ErrorScreen([render_problem(p) for p in problems], hint))
-            return
-        self.push_screen(HomeScreen())
-        if self.start_lesson is not None:
+        self.content = LessonContent(self.content_root, self.cache_dir or default_cache_dir())
+        if self.index.errors:
+            return self._problem_screen(self.index.errors)
+        from tutor.tui.screens.home import HomeScreen
+
+        return HomeScreen()
+
+    def get_default_screen(self) -> Screen:
+        return self._first_screen
+
+    def on_mount(self) -> None:
+        if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
 
-    def _load_lessons(self) -> list[Problem]:
-        """The content's errors (warnings do not stop the lesson)."""
-        from tutor.content import load_lessons
+    @property
+    def _broken(self) -> bool:
+        """The store or the content failed: only the error screen may show."""
+        return self.content is None or bool(self.index.errors)
 
-        self.lesson_set = load_lessons(self.content_root)
-        return self.lesson_set.errors
+    def show_problems(self, problems: list[Problem]) -> None:
+        """Broken content stops here, with the lines `tutor check` prints."""
+        self.push_screen(self._problem_screen(problems))
+
+    def _problem_screen(self, problems: list[Problem]) -> Screen:
+        hint = t("error.hint", self.lang, path=self.content_root)
+        return self._error_screen([render_problem(problem) for problem in problems], hint)
+
+    def _error_screen(self, reports: list[str], hint: str) -> Screen:
+        from tutor.tui.screens.error import ErrorScreen
+
+        return ErrorScreen(reports, hint)
 
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):
@@ -136,20 +161,30 @@ class TutorApp(App[None]):
     # lessons -----------------------------------------------------------------
 
     @property
-    def lessons(self) -> list[Lesson]:
-        return self.lesson_set.lessons
+    def index(self) -> ContentIndex:
+        """The lesson index: what the lesson list, the palette and navigation need."""
+        return self.content.index if self.content is not None else ContentIndex()
+
+    @property
+    def lessons(self) -> tuple[LessonEntry, ...]:
+        """Every lesson as the lesson list shows it; `lesson()` has its pages' content."""
+        return self.index.lessons
+
+    def lesson(self, lesson_id: str) -> Lesson | None:
+        """The validated lesson; the first call builds every lesson (from the cache)."""
+        return self.content.lesson(lesson_id) if self.content is not None else None
 
     def lesson_titles(self) -> dict[str, str]:
-        return {lesson.id: lesson.card.title for lesson in self.lessons}
+        return {lesson.id: lesson.title for lesson in self.lessons}
 
-    def lesson_state(self, lesson: Lesson) -> LessonState:
+    def lesson_state(self, lesson: LessonEntry) -> LessonState:
         numbers = {page.number for page in lesson.pages}
         seen = len(self.ctx.store.visited_pages(lesson.id) & numbers)
         locked_by = []
-        for prerequisite in lesson.card.prerequisites:
-            needed = self.lesson_set.lesson(prerequisite.lesson or "")
+        for prerequisite in lesson.prerequisites:
+            needed = self.index.lesson(prerequisite)
             if needed is not None and not self.lesson_state(needed).done:
-                locked_by.append(needed.card.title)
+                locked_by.append(needed.title)
         return LessonState(seen, len(numbers), locked_by)
 
     def rubric_claims(self, lesson: Lesson) -> dict[str, RubricClaim]:
@@ -165,7 +200,7 @@ class TutorApp(App[None]):
 
     def open_lesson(self, lesson_id: str, page: int | None = None) -> None:
         """Open a lesson at `page`, else where the learner left it, else its first page."""
-        lesson = self.lesson_set.lesson(lesson_id)
+        lesson = self.index.lesson(lesson_id)
         if lesson is None:
             known = ", ".join(lesson.id for lesson in self.lessons)
             self.notify(
@@ -176,7 +211,7 @@ class TutorApp(App[None]):
         if page is None and state.locked_by:
             needs = "、".join(state.locked_by)
             self.notify(
-                t("home.locked", self.lang, lesson=lesson.card.title, needs=needs),
+                t("home.locked", self.lang, lesson=lesson.title, needs=needs),
                 severity="warning",
             )
             return
@@ -184,17 +219,25 @@ class TutorApp(App[None]):
         self.open_page(lesson.id, number)
 
     def open_page(self, lesson_id: str, number: int) -> None:
-        lesson = self.lesson_set.lesson(lesson_id)
-        if lesson is None:
+        entry = self.index.lesson(lesson_id)
+        if entry is None:
             return self.open_lesson(lesson_id)
-        page = next((p for p in lesson.pages if p.number == number), None)
-        if page is None:
+        if entry.page(number) is None:
             message = t(
-                "page.missing", self.lang, lesson=lesson_id, page=number, total=len(lesson.pages)
+                "page.missing", self.lang, lesson=lesson_id, page=number, total=len(entry.pages)
             )
             self.notify(message, severity="error")
             return None
-        screen = SCREEN_FOR_KIND[page.kind](lesson, page)
+        lesson = self.lesson(lesson_id)
+        if self.index.errors:  # the cache did not rebuild, and the files broke since the start
+            self.show_problems(self.index.errors)
+            return None
+        page = next((p for p in lesson.pages if p.number == number), None) if lesson else None
+        if lesson is None or page is None:
+            return self.open_lesson(lesson_id)
+        screen = screen_class(page.kind)(lesson, page)
+        from tutor.tui.screens.page import PageScreen
+
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         if isinstance(self.screen, PageScreen):
@@ -205,22 +248,18 @@ class TutorApp(App[None]):
 
     def resume(self) -> None:
         position = self.ctx.store.last_position()
-        if position is not None and self.lesson_set.lesson(position.lesson) is not None:
+        if position is not None and self.index.lesson(position.lesson) is not None:
             self.open_lesson(position.lesson, position.page)
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
 
     # keys --------------------------------------------------------------------
 
-    def settle(self, root: Widget) -> None:
-        """Without animation (snapshots, slow links) text cursors stop blinking too."""
-        if not self.animate:
-            for editor in [*root.query(Input), *root.query(TextArea)]:
-                editor.cursor_blink = False
-
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
     def action_help(self) -> None:
+        from tutor.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, ModalScreen):
             self.push_screen(HelpScreen(self.screen))

@@ -22,6 +22,7 @@ the tests instead of quietly going back to the old breaking.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import rich._wrap
 import textual._wrap
@@ -59,7 +60,27 @@ _chunk = rf"(?=\S)[{_opening}]*(?:[{CJK}]|[{_dashes}]+|[^\s{_not_other}]+)?[{_cl
 RICH_WORD = re.compile(rf"\s*{_chunk}")
 """Replaces `rich._wrap.re_word` (`\\s*\\S+\\s*`): leading spaces, a chunk, trailing spaces."""
 
-TEXTUAL_CHUNK = re.compile(rf"{_chunk}|\s+")
+
+class CompiledOnFirstUse:
+    """A pattern compiled when first matched, standing in for a compiled one.
+
+    Why: a CJK character class costs about a millisecond to compile, and TextArea's soft
+    wrap (the only reader of `textual._wrap.re_chunk`, which calls `match`) first runs on
+    a lesson page, never on the first screen, whose start-up has better uses for it.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled.match(text, pos)
+
+
+TEXTUAL_CHUNK = CompiledOnFirstUse(rf"{_chunk}|\s+")
 """Replaces `textual._wrap.re_chunk` (`\\S+\\s*|\\s+`): a chunk, or a run of spaces."""
 
 

@@ -2,14 +2,18 @@
 
 Chrome strings live in strings.toml, not in widgets, so `--lang en` changes every label at
 once, translators edit one data file, and a missing key fails loudly instead of showing it.
+Parsing TOML costs a few milliseconds of every start, so the parsed strings are kept as
+JSON in the cache dir, keyed by the file's size and modification time.
 """
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from importlib import resources
-from typing import Literal
+from pathlib import Path
+from typing import Literal, TypeGuard
+
+from tutor.content.cache import default_cache_dir, read_cached, write_cached
 
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
@@ -17,8 +21,25 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 
 @cache
 def strings() -> dict[str, dict[str, str]]:
-    text = resources.files("tutor.tui").joinpath("strings.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    source = Path(str(resources.files("tutor.tui").joinpath("strings.toml")))
+    status = source.stat()
+    key = [str(source), status.st_size, status.st_mtime_ns]
+    cached = default_cache_dir() / "strings.json"
+    parsed = read_cached(cached, key)
+    if _is_strings(parsed):
+        return parsed
+    import tomllib
+
+    parsed = tomllib.loads(source.read_text(encoding="utf-8"))
+    write_cached(cached, key, parsed)
+    return parsed
+
+
+def _is_strings(data: object) -> TypeGuard[dict[str, dict[str, str]]]:
+    return isinstance(data, dict) and all(
+        isinstance(texts, dict) and all(isinstance(text, str) for text in texts.values())
+        for texts in data.values()
+    )
 
 
 def t(key: str, lang: Lang = "zh", **values: object) -> str:

@@ -18,10 +18,10 @@ class LessonPages(Provider):
         app = cast("TutorApp", self.app)
         entries: list[tuple[str, str, int | None]] = []
         for lesson in app.lessons:
-            entries.append((f"{lesson.card.title} ({lesson.id})", lesson.id, None))
+            entries.append((f"{lesson.title} ({lesson.id})", lesson.id, None))
             for page in lesson.pages:
                 kind = t(f"kind.{page.kind}", app.ctx.lang)
-                text = f"{lesson.card.title} · {page.number}. {page.title} · {kind}"
+                text = f"{lesson.title} · {page.number}. {page.title} · {kind}"
                 entries.append((text, lesson.id, page.number))
         return entries
 

@@ -31,6 +31,7 @@ def key_lines(screen: Screen) -> list[tuple[str, str]]:
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = "dialog.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark", "dismiss", "key.close")
     ]

@@ -12,16 +12,17 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.content.models import Lesson
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
+    from tutor.content.index import LessonEntry
     from tutor.tui.app import LessonState, TutorApp
 
 
 class HomeScreen(Screen[None]):
     help_key = "help.home"
+    AUTO_FOCUS = "#lessons"  # focused as the screen starts, not after the body first
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "key.resume"),
@@ -49,11 +50,8 @@ class HomeScreen(Screen[None]):
             yield Static(Content.styled(ctx.t("home.hint"), "dim"), id="hint")
         yield KeyBar()
 
-    def on_mount(self) -> None:
-        self.refresh_lessons()
-        self.query_one("#lessons", OptionList).focus()
-
     def on_screen_resume(self) -> None:
+        """Drawn when the screen starts and again on every return, with fresh progress."""
         self.refresh_lessons()
 
     def _state_text(self, state: LessonState) -> str:
@@ -66,14 +64,14 @@ class HomeScreen(Screen[None]):
             return ctx.t("home.state.in_progress", seen=state.seen, total=state.total)
         return ctx.t("home.state.not_started")
 
-    def _option(self, lesson: Lesson) -> Option:
+    def _option(self, lesson: LessonEntry) -> Option:
         ctx = tutor_context(self)
         state = self.tutor_app.lesson_state(lesson)
         mark = "🔒" if state.locked_by else ("✓" if state.done else "•")
         prompt = Content.assemble(
-            (f"{mark} {lesson.card.title}", "bold"),
+            (f"{mark} {lesson.title}", "bold"),
             f"  [{self._state_text(state)}]\n",
-            (f"   {ctx.t('home.question', question=lesson.card.question)}", "dim"),
+            (f"   {ctx.t('home.question', question=lesson.question)}", "dim"),
         )
         return Option(prompt, id=lesson.id)
 
@@ -92,9 +90,9 @@ class HomeScreen(Screen[None]):
         elif not store.guest:
             lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
         position = store.last_position()
-        lesson = self.tutor_app.lesson_set.lesson(position.lesson) if position else None
+        lesson = self.tutor_app.index.lesson(position.lesson) if position else None
         if position and lesson:
-            lines.append(ctx.t("home.resume", lesson=lesson.card.title, page=position.page))
+            lines.append(ctx.t("home.resume", lesson=lesson.title, page=position.page))
         else:
             lines.append(ctx.t("home.nothing"))
         self.where_lines = lines
@@ -120,5 +118,5 @@ class HomeScreen(Screen[None]):
         lines = list(self.where_lines)
         for lesson in self.tutor_app.lessons:
             state = self._state_text(self.tutor_app.lesson_state(lesson))
-            lines.append(f"{lesson.card.title} ({lesson.id}): {state}")
+            lines.append(f"{lesson.title} ({lesson.id}): {state}")
         return "\n".join(lines)

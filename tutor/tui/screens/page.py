@@ -7,6 +7,7 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -20,30 +21,30 @@ from textual.widgets import Markdown, Static
 
 from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
 from tutor.tui.context import fact_keys, tutor_context
-from tutor.tui.widgets.analogy import AnalogyDemo
 from tutor.tui.widgets.facts import FactStrip
-from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar
-from tutor.tui.widgets.lookup import LookupDemo
-from tutor.tui.widgets.neighbours import NeighboursPanel
-from tutor.tui.widgets.path import RepresentationPath
-from tutor.tui.widgets.pipeline import PipelineStrip
-from tutor.tui.widgets.rows import RowsDemo
-from tutor.tui.widgets.token_strip import TokenStrip
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
 
-WIDGET_CLASSES: dict[str, Callable[..., Widget]] = {
-    "tokens": TokenStrip,
-    "neighbours": NeighboursPanel,
-    "lookup": LookupDemo,
-    "heatmap": Heatmap,
-    "pipeline": PipelineStrip,
-    "path": RepresentationPath,
-    "rows": RowsDemo,
-    "analogy": AnalogyDemo,
+# The widget for each ```tutor <widget>``` block, imported when a page first holds one.
+WIDGET_CLASSES: dict[str, str] = {
+    "tokens": "tutor.tui.widgets.token_strip:TokenStrip",
+    "neighbours": "tutor.tui.widgets.neighbours:NeighboursPanel",
+    "lookup": "tutor.tui.widgets.lookup:LookupDemo",
+    "heatmap": "tutor.tui.widgets.heatmap:Heatmap",
+    "pipeline": "tutor.tui.widgets.pipeline:PipelineStrip",
+    "path": "tutor.tui.widgets.path:RepresentationPath",
+    "rows": "tutor.tui.widgets.rows:RowsDemo",
+    "analogy": "tutor.tui.widgets.analogy:AnalogyDemo",
 }
+
+
+def widget_class(name: str) -> Callable[..., Widget]:
+    """The widget class for a block of widget `name`."""
+    module, attribute = WIDGET_CLASSES[name].split(":")
+    widget: Callable[..., Widget] = getattr(importlib.import_module(module), attribute)
+    return widget
 
 
 class Prose(Markdown):
@@ -75,6 +76,7 @@ class PageScreen(Screen[None]):
     """Base of the per-kind screens; never shown itself."""
 
     KIND: ClassVar[str] = ""
+    CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,right", "next_page", "key.next"),
@@ -139,8 +141,8 @@ class PageScreen(Screen[None]):
                 if keys:
                     yield FactStrip(keys)
             elif isinstance(block, WidgetBlock):
-                widget_class = WIDGET_CLASSES[block.widget]
-                yield widget_class(block.config, id=f"w{number}-{block.widget}")
+                make = widget_class(block.widget)
+                yield make(block.config, id=f"w{number}-{block.widget}")
 
     def on_mount(self) -> None:
         tutor_context(self).store.visit_page(self.lesson.id, self.page.number)

@@ -15,6 +15,7 @@ from tutor.tui.widgets.keybar import KeyBar
 
 
 class ReadingScreen(ModalScreen[None]):
+    CSS_PATH = "dialog.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r", "dismiss", "key.close")]
 
     def __init__(self, text: str) -> None:

@@ -6,6 +6,8 @@ the learner runs the arithmetic on our small model and sees how well (or badly) 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -13,10 +15,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
-from tutor.content.widgets import AnalogyWidget
-from tutor.core.similarity import Neighbour
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import AnalogyWidget
+    from tutor.core.similarity import Neighbour
 
 
 class AnalogyDemo(Vertical):

@@ -7,9 +7,8 @@ is spelled out below the grid, so a screen reader gets exact values too.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from rich.cells import cell_len
 from textual import work
 from textual.binding import Binding, BindingType
@@ -18,8 +17,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tutor.content.widgets import HeatmapWidget
 from tutor.tui.context import tutor_context
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor.content.widgets import HeatmapWidget
 
 # (lowest cosine in the band, glyph, colour); the first band a value reaches is its band.
 SCALE: tuple[tuple[float, str, str], ...] = (

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.widgets import Static
 
-from tutor.content.models import LessonCard
 from tutor.tui.context import tutor_context
+
+if TYPE_CHECKING:
+    from tutor.content.models import LessonCard
 
 
 class LessonCardView(Grid):

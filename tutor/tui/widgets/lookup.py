@@ -10,9 +10,8 @@ and only the shapes and their cost still speak.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,9 +21,13 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from tutor.content.widgets import LookupWidget
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor.content.widgets import LookupWidget
 
 # Cited facts for the real-scale view (Qwen3.8's vocabulary, width, and IDs of the sentence).
 REAL_VOCAB = "qwen38.vocab_size"
@@ -46,6 +49,8 @@ class SmallTable:
 
 def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
     """The sentence's distinct tokens, then filler tokens, up to `vocab` rows."""
+    import numpy as np
+
     scheme = model.scheme
     sentence_tokens = scheme.encode(sentence)
     model_ids: list[int] = []
@@ -159,6 +164,8 @@ class LookupDemo(Vertical):
 
     def _small_view(self) -> Content:
         """The one-hot row, E with the picked row reversed, the product, and the check."""
+        import numpy as np  # loaded already: the worker built the table with it
+
         ctx = tutor_context(self)
         assert self.table is not None
         row, one_hot, product = self._product()

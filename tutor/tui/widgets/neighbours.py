@@ -8,6 +8,7 @@ as ties ("=1", and how many share the last score) so sort order never fakes a ra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import on, work
@@ -17,10 +18,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tutor.content.widgets import NeighboursWidget
-from tutor.core.similarity import NeighbourResult
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import NeighboursWidget
+    from tutor.core.similarity import NeighbourResult
 
 
 def side_by_side(headers: list[str], columns: list[list[str]]) -> Content:

@@ -7,16 +7,20 @@ strip under the step shows their evidence.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from tutor.content.widgets import PathStage, PathWidget
 from tutor.tui.context import fact_keys, tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import PathStage, PathWidget
 
 
 class RepresentationPath(Vertical):

@@ -5,12 +5,16 @@ The current step is reversed and framed by arrows, so it stands out without colo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 from textual.widget import Widget
 
-from tutor.content.widgets import PipelineWidget
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.flow import Flow
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import PipelineWidget
 
 STEPS = ("text", "tokens", "ids", "embedding", "attention", "ffn", "output")
 

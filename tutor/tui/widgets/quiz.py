@@ -7,7 +7,7 @@ restored on the next visit, so answers are still there after a restart.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,9 +15,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
-from tutor.content.models import Question, RubricClaim
 from tutor.tui.context import tutor_context
 from tutor.tui.rubric import grade
+
+if TYPE_CHECKING:
+    from tutor.content.models import Question, RubricClaim
 
 
 def parse_number(text: str) -> float | None:

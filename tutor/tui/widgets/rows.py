@@ -8,6 +8,7 @@ the same set of rows (小明打了小王 / 小王打了小明), so lookup alone 
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,10 +17,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tutor.content.widgets import RowsWidget
-from tutor.core.tokenize import Token
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.token_strip import visible_piece
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import RowsWidget
+    from tutor.core.tokenize import Token
 
 
 def same_rows_pairs(sentences: list[str], rows: list[list[Token]]) -> list[tuple[str, str]]:

@@ -8,6 +8,8 @@ claims the summary covers and which it misses, and the reference summary appears
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,9 +17,11 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Button, Markdown, Static, TextArea
 
-from tutor.content.models import Summary
 from tutor.tui.context import tutor_context
 from tutor.tui.rubric import RubricResult, grade
+
+if TYPE_CHECKING:
+    from tutor.content.models import Summary
 
 SAVE_DELAY = 0.4  # seconds from a change to its save
 

@@ -1,0 +1,102 @@
+"""What the first screen costs: which modules a start imports (in a fresh interpreter).
+
+The home screen is drawn from the content cache with json alone; pydantic, ruamel.yaml,
+the tokenizers, numpy and the page screens load when a lesson page first opens. No wall
+clock here: the benchmarks in bench/ measure time, these tests keep the imports honest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+HEAVY = ("numpy", "tokenizers", "safetensors", "torch", "pydantic", "ruamel.yaml")
+LATER = ("markdown_it", "tutor.tui.screens.page", "tutor.content.models", "tutor.content.loader")
+TUI = Path(__file__).resolve().parents[2] / "tutor" / "tui"
+
+
+def run(code: str, cache_dir: Path, data_dir: Path) -> dict[str, object]:
+    env = {**os.environ, "TUTOR_CACHE_DIR": str(cache_dir), "TUTOR_DATA_DIR": str(data_dir)}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_app_loads_no_engine_and_no_page() -> None:
+    loaded = run(
+        f"""
+        import json, sys
+        import tutor.tui.app
+        print(json.dumps([m for m in {HEAVY + LATER!r} if m in sys.modules]))
+        """,
+        Path("unused"),
+        Path("unused"),
+    )
+    assert loaded == []
+
+
+def test_no_tui_module_imports_numpy_or_tokenizers() -> None:
+    modules = sorted(
+        ".".join(path.relative_to(TUI.parents[1]).with_suffix("").parts)
+        for path in TUI.rglob("*.py")
+        if path.name != "__init__.py"
+    )
+    loaded = run(
+        f"""
+        import importlib, json, sys
+        for name in {modules!r}:
+            importlib.import_module(name)
+        print(json.dumps([m for m in ("numpy", "tokenizers", "torch") if m in sys.modules]))
+        """,
+        Path("unused"),
+        Path("unused"),
+    )
+    assert loaded == []
+
+
+HOME = """
+    import json, sys
+    from pathlib import Path
+    from tutor.core.paths import content_dir
+    from tutor.tui.app import TutorApp
+
+    seen = {}
+
+    async def look(pilot):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        seen["screen"] = type(screen).__name__
+        seen["text"] = screen.plain_text()
+        seen["loaded"] = [m for m in %r if m in sys.modules]
+        pilot.app.exit()
+
+    TutorApp(content_dir(), learner="ada", animate=False).run(
+        headless=True, size=(80, 24), auto_pilot=look
+    )
+    print(json.dumps(seen))
+"""
+
+
+def test_the_home_screen_lists_the_lessons_from_a_warm_cache_alone(tmp_path: Path) -> None:
+    from tests.tui.conftest import shipped_lesson
+
+    title = shipped_lesson().card.title
+    code = HOME % (HEAVY + LATER,)
+    cold = run(code, tmp_path / "cache", tmp_path / "data")  # fills the cache
+    assert cold["screen"] == "HomeScreen"
+    assert title in str(cold["text"])
+    warm = run(code, tmp_path / "cache", tmp_path / "data")
+    assert warm["screen"] == "HomeScreen"
+    assert warm["text"] == cold["text"]
+    assert warm["loaded"] == []
