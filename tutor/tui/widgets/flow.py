@@ -12,6 +12,7 @@ that says how many were left out (`more`), so that count is never cropped off th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from rich.cells import cell_len
 from textual.content import Content
@@ -41,7 +42,7 @@ class Flow(Visual):
         self.more = more
         self.left_out = left_out
         # Layout is asked for by height, then by render, at the same width: do it once.
-        self._laid_out: tuple[int, Content] | None = None
+        self._laid_out: tuple[int, Content, int | None] | None = None
 
     def __str__(self) -> str:
         return (" " * self.gap).join(item.plain for item in self.items)
@@ -82,22 +83,38 @@ class Flow(Visual):
 
     def content(self, width: int) -> Content:
         """The items laid out for `width`, one line of Content per row."""
-        if self._laid_out is not None and self._laid_out[0] == width:
-            return self._laid_out[1]
-        items = self.shown(width)
-        gap = Content(" " * self.gap)
-        lines = [gap.join(items[index] for index in row) for row in self._rows(items, width)]
-        content = Content("\n").join(lines)
-        self._laid_out = (width, content)
-        return content
+        return self._layout(width)[0]
+
+    def _layout(self, width: int) -> tuple[Content, int | None]:
+        """The laid-out Content, and its number of lines if every row fits `width` (then
+        each row is one line as it stands, and wrapping it again would be wasted work)."""
+        if self._laid_out is None or self._laid_out[0] != width:
+            items = self.shown(width)
+            gap = Content(" " * self.gap)
+            rows = self._rows(items, width)
+            lines = [gap.join(items[index] for index in row) for row in rows]
+            fits = all(line.cell_length <= width for line in lines)
+            self._laid_out = (width, Content("\n").join(lines), len(lines) if fits else None)
+        return self._laid_out[1], self._laid_out[2]
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return cell_len(str(self))
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        return self.content(width).get_height(rules, width)
+        content, lines = self._layout(width)
+        if lines is not None and not rules.get("line_pad", 0):
+            return lines
+        return content.get_height(rules, width)
 
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions
     ) -> list[Strip]:
-        return self.content(width).render_strips(width, height, style, options)
+        content, lines = self._layout(width)
+        if lines is not None:
+            unwrapped: RulesMap = {
+                "text_wrap": "nowrap",
+                "text_align": options.rules.get("text_align", "left"),
+                "line_pad": options.rules.get("line_pad", 0),
+            }
+            options = replace(options, rules=unwrapped)
+        return content.render_strips(width, height, style, options)

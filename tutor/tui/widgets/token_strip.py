@@ -1,9 +1,10 @@
 """Text -> pieces and IDs, live as the learner types, under a scheme they switch.
 
 Per key the cost is what decides latency when fifty learners share two cores, so:
-- a short text under a loaded scheme is tokenized at once, as the field's value changes,
-  and its pieces are drawn in the same frame as the typed character;
-- a long text (a 100,000-character paste must not freeze typing) or a scheme not loaded
+- text that the scheme's last run predicts to take at most a few milliseconds is
+  tokenized at once, as the field's value changes, and its pieces are drawn in the same
+  frame as the typed or pasted characters (a thread hop costs as much, and a frame more);
+- longer text (a 100,000-character paste must not freeze typing) or a scheme not loaded
   yet goes to a thread worker, one run at a time: keys that arrive meanwhile are answered
   together by the next run, and only the newest request's answer is shown;
 - as many pieces as fit the rows are drawn, then how many more there are (100,000 chips
@@ -13,6 +14,7 @@ Per key the cost is what decides latency when fifty learners share two cores, so
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,9 +36,8 @@ if TYPE_CHECKING:
     from tutor.core.tokenize import Token
 
 SHOWN_TOKENS = 200  # at most this many pieces are laid out, and read out in plain text
-# Shorter text under a loaded scheme is tokenized at once (at most ~8 ms, byte-bpe-en on
-# Chinese), without a thread hop: the key's echo and its pieces then share one frame.
-INLINE_CHARS = 1_000
+INLINE_BUDGET_S = 0.006  # predicted tokenizing time below which the UI thread does it
+SHORT_CHARS = 200  # under ~2 ms in every scheme; longer runs measure the cost per character
 PIECE_ROWS = 12  # rows of pieces on screen; the last one ends with how many are not shown
 
 
@@ -53,15 +54,18 @@ class Tokenized:
     tokens: list[Token]
 
 
-def tokenize(text: str, scheme_name: str) -> tuple[Tokenized | None, str]:
-    """The pieces of text under the scheme, or why it cannot be tokenized."""
+def tokenize(text: str, scheme_name: str) -> tuple[Tokenized | None, str, float]:
+    """The pieces of text under the scheme, or why it cannot be tokenized; and the seconds
+    per character it took (0.0 when refused: a refusal says nothing about the cost)."""
     from tutor.core.tokenize import TokenizeError, get_scheme
 
+    start = time.perf_counter()
     try:
         scheme = get_scheme(scheme_name)
-        return Tokenized(text, scheme_name, scheme.vocab_size, scheme.encode(text)), ""
+        result = Tokenized(text, scheme_name, scheme.vocab_size, scheme.encode(text))
     except TokenizeError as exc:
-        return None, str(exc)
+        return None, str(exc), 0.0
+    return result, "", (time.perf_counter() - start) / max(len(text), 1)
 
 
 class TokenStrip(Vertical):
@@ -73,10 +77,13 @@ class TokenStrip(Vertical):
     """
 
     class Result(Message):
-        def __init__(self, result: Tokenized | None, error: str, request: int) -> None:
+        def __init__(
+            self, result: Tokenized | None, error: str, per_char: float, request: int
+        ) -> None:
             super().__init__()
             self.result = result
             self.error = error
+            self.per_char = per_char
             self.request = request
 
     def __init__(self, config: TokensWidget, *, id: str | None = None) -> None:
@@ -86,7 +93,8 @@ class TokenStrip(Vertical):
         self.error = ""
         self._request = 0
         self._encoding = False  # a worker is tokenizing; newer requests wait for it
-        self._warm: set[str] = set()  # schemes loaded: short text is tokenized at once
+        self._loaded: set[str] = set()  # schemes that have tokenized once
+        self._per_char: dict[str, float] = {}  # seconds per character, last long run
         self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
@@ -125,8 +133,9 @@ class TokenStrip(Vertical):
         if self._encoding:
             return  # the running worker's answer starts the next run
         text, scheme = self.text, self.scheme
-        if scheme in self._warm and len(text) <= INLINE_CHARS:
-            result, error = tokenize(text, scheme)
+        if self._cheap(text, scheme):
+            result, error, per_char = tokenize(text, scheme)
+            self._learn(result, per_char)
             self._answer(self._request, result, error)
         else:
             self._encoding = True
@@ -139,12 +148,28 @@ class TokenStrip(Vertical):
     def on_token_strip_result(self, message: Result) -> None:
         message.stop()
         self._encoding = False
-        self._warm.add(self.scheme)
+        self._learn(message.result, message.per_char)
         if message.request != self._request:  # typed on meanwhile: answer the newest
             self._request -= 1
             self._tokenize()
             return
         self._answer(message.request, message.result, message.error)
+
+    def _cheap(self, text: str, scheme: str) -> bool:
+        """Short text, or long text the scheme's last long run says fits the budget."""
+        if scheme not in self._loaded:
+            return False  # loading the tokenizer file itself takes a worker's while
+        if len(text) <= SHORT_CHARS:
+            return True
+        per_char = self._per_char.get(scheme)
+        return per_char is not None and len(text) * per_char <= INLINE_BUDGET_S
+
+    def _learn(self, result: Tokenized | None, per_char: float) -> None:
+        if result is None:  # a refusal says nothing about what tokenizing costs
+            return
+        self._loaded.add(result.scheme)
+        if len(result.text) > SHORT_CHARS:  # in shorter runs the fixed cost would dominate
+            self._per_char[result.scheme] = per_char
 
     def _answer(self, request: int, result: Tokenized | None, error: str) -> None:
         self.result, self.error = result, error
