@@ -130,8 +130,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:
+    """`tutor` alone, or with global options only: the common start, parsed without
+    building every subcommand's parser (~6 ms of each start). None when argv may hold more
+    (a command, help, a typo): the full parser then answers, errors included."""
+    if any(arg in _HANDLERS or arg in ("-h", "--help") for arg in argv):
+        return None
+    parser = argparse.ArgumentParser(prog="tutor", add_help=False, exit_on_error=False)
+    _add_globals(parser)
+    try:
+        args, rest = parser.parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _globals_only(argv) or build_parser().parse_args(argv)
     module = importlib.import_module(f"tutor.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.run(args) or 0)

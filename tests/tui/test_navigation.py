@@ -12,6 +12,7 @@ from tutor.tui.screens.help import HelpScreen
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.screens.reading import ReadingScreen
+from tutor.tui.widgets.keybar import KeyBar
 
 
 async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., TutorApp]) -> None:
@@ -175,3 +176,23 @@ async def test_served_learner_is_not_shown_the_servers_file_path(tmp_path):
         lines = "\n".join(app.screen.where_lines)
         assert "SHA256:abc" in lines
         assert str(tmp_path) not in lines
+
+
+async def test_the_key_line_is_redrawn_only_when_its_keys_change(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Focus moving between widgets with the same keys costs no frame; new keys show."""
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        key_line = app.screen.query_one(KeyBar)
+        drawn: list[str] = []
+        original = key_line.update
+        key_line.update = lambda content: (drawn.append(str(content)), original(content))  # type: ignore[method-assign]
+        app.screen.query_one("#body").focus()  # Textual's scroll keys are not listed
+        await settle(pilot)
+        assert drawn == []
+        await pilot.press("enter")  # a lesson page: next/previous page keys appear
+        await settle(pilot)
+        key_line = app.screen.query_one(KeyBar)
+        assert "下一页" in str(key_line.render())

@@ -100,3 +100,38 @@ def test_the_home_screen_lists_the_lessons_from_a_warm_cache_alone(tmp_path: Pat
     assert warm["screen"] == "HomeScreen"
     assert warm["text"] == cold["text"]
     assert warm["loaded"] == []
+
+
+COMMAND = """
+    import gc, json
+    from tutor.cli import main
+    from tutor.tui.app import FREEZE_AFTER_S, TutorApp
+
+    seen = {}
+
+    async def look(pilot):
+        await pilot.pause()
+        seen["collecting_at_first_screen"] = gc.isenabled()
+        await pilot.pause(FREEZE_AFTER_S + 0.5)
+        seen["collecting_later"] = gc.isenabled()
+        seen["frozen"] = gc.get_freeze_count()
+        seen["learner"] = pilot.app.ctx.store.learner
+        pilot.app.exit()
+
+    run = TutorApp.run
+    TutorApp.run = lambda app: run(app, headless=True, size=(80, 24), auto_pilot=look)
+    main(["--learner", "ada"])
+    print(json.dumps(seen))
+"""
+
+
+def test_tutor_starts_without_collecting_and_collects_once_the_screen_is_up(
+    tmp_path: Path,
+) -> None:
+    """`tutor` turns collection off while Textual loads; the app turns it back on, after
+    freezing what lives as long as it does. A start that left it off would grow forever."""
+    seen = run(COMMAND, tmp_path / "cache", tmp_path / "data")
+    assert seen["learner"] == "ada"  # the store opened on a thread reached the app
+    assert seen["collecting_at_first_screen"] is False
+    assert seen["collecting_later"] is True
+    assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000

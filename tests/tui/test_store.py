@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tutor.tui.store import DB_FILENAME, SCHEMA_VERSION, ProgressStore, StoreError
+from tutor.tui.store import (
+    DB_FILENAME,
+    SCHEMA_VERSION,
+    ProgressStore,
+    StoreError,
+    open_in_background,
+)
 
 
 def test_visits_positions_and_resume_survive_reopening(tmp_path: Path) -> None:
@@ -143,3 +149,21 @@ def test_many_first_starts_at_once_on_a_fresh_data_dir(tmp_path):
         assert sorted(opened) == [f"l{i}" for i in range(6)]
         mode = sqlite3.connect(directory / "progress.sqlite3").execute("PRAGMA journal_mode")
         assert mode.fetchone()[0] == "wal"
+
+
+def test_a_store_opened_in_the_background_is_used_from_this_thread(tmp_path: Path) -> None:
+    opening = open_in_background("ada", tmp_path)
+    store = opening.result(timeout=30)
+    store.visit_page("embedding", 4)  # written from the thread that asks, not the opener
+    assert ProgressStore("ada", tmp_path).lesson_page("embedding") == 4
+    guest = open_in_background("guest", tmp_path, guest=True).result(timeout=30)
+    guest.visit_page("embedding", 2)
+    assert guest.last_position().page == 2
+
+
+def test_opening_in_the_background_raises_what_opening_raises(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this tutor"):
+        open_in_background("ada", tmp_path).result(timeout=30)

@@ -6,20 +6,35 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
     import os
 
+    # Importing Textual makes ~100 collections of objects that all live on; the app
+    # collects once and re-enables collection when its first screen is up.
+    gc.disable()
+
     from tutor.core.paths import content_dir
+    from tutor.tui.store import (
+        default_data_dir,
+        default_learner,
+        guest_requested,
+        open_in_background,
+    )
+
+    learner = args.learner or os.environ.get("TUTOR_LEARNER") or default_learner()
+    data_dir, guest = default_data_dir(), guest_requested()
+    opening_store = open_in_background(learner, data_dir, guest=guest)  # during the import
     from tutor.tui.app import TutorApp
-    from tutor.tui.store import default_data_dir, default_learner, guest_requested
 
     remote = os.environ.get("TUTOR_REMOTE") == "1"
     app = TutorApp(
         content_root=args.content or content_dir(),
         model_dir=args.model,
         lang=args.lang or "zh",
-        learner=args.learner or os.environ.get("TUTOR_LEARNER") or default_learner(),
-        data_dir=default_data_dir(),
-        guest=guest_requested(),
+        learner=learner,
+        data_dir=data_dir,
+        guest=guest,
+        opening_store=opening_store,
         start_lesson=getattr(args, "lesson_id", None),
         start_page=getattr(args, "page", None),
         remote=remote,

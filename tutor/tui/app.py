@@ -27,6 +27,8 @@ from tutor.tui.palette import LessonPages
 from tutor.tui.store import ProgressStore, StoreError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from tutor.content.models import Lesson, RubricClaim
     from tutor.tui.screens.page import PageScreen
 
@@ -50,6 +52,7 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 
 THEMES = ("textual-dark", "textual-light")
+FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 
 
 class LessonState(NamedTuple):
@@ -87,6 +90,7 @@ class TutorApp(App[None]):
         animate: bool = True,
         remote: bool = False,
         cache_dir: Path | None = None,
+        opening_store: Future[ProgressStore] | None = None,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
         super().__init__()
@@ -101,6 +105,7 @@ class TutorApp(App[None]):
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
         self.cache_dir = cache_dir  # None: default_cache_dir()
+        self.opening_store = opening_store  # None: the store is opened here, at load
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
         self.ctx: TutorContext
@@ -117,7 +122,10 @@ class TutorApp(App[None]):
 
     def _first(self) -> Screen:
         try:
-            store = ProgressStore(self.learner, self.data_dir, guest=self.guest)
+            if self.opening_store is None:
+                store = ProgressStore(self.learner, self.data_dir, guest=self.guest)
+            else:
+                store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
@@ -138,11 +146,19 @@ class TutorApp(App[None]):
             self.open_lesson(self.start_lesson, self.start_page)
 
     def on_ready(self) -> None:
-        """The first frame is out: what survives a collection now (Textual, the app, the
-        first screen) lives as long as the app. Frozen, it is no longer rescanned by every
-        full collection, which took ~30 ms each (the slowest answers to a paste), now ~6 ms."""
+        # Not now: the first screen's key line is still to be drawn, and a learner waits
+        # for that; a second later nobody does.
+        self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
+
+    @staticmethod
+    def _freeze_startup_objects() -> None:
+        """What survives a collection once the first screen is up (Textual, the app, that
+        screen) lives as long as the app. Frozen, it is no longer rescanned by every full
+        collection, which took ~30 ms each (the slowest answers to a paste), now ~6 ms.
+        Collection may have been off until now (`tutor` starts that way): it is back on."""
         gc.collect()
         gc.freeze()
+        gc.enable()
 
     @property
     def _broken(self) -> bool:

@@ -9,7 +9,6 @@ JSON in the cache dir, keyed by the file's size and modification time.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Literal, TypeGuard
 
@@ -21,7 +20,7 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 
 @cache
 def strings() -> dict[str, dict[str, str]]:
-    source = Path(str(resources.files("tutor.tui").joinpath("strings.toml")))
+    source = Path(__file__).with_name("strings.toml")
     status = source.stat()
     key = [str(source), status.st_size, status.st_mtime_ns]
     cached = default_cache_dir() / "strings.json"

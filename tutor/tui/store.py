@@ -12,8 +12,10 @@ import getpass
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +112,8 @@ def _enable_wal(db: sqlite3.Connection) -> None:
 class ProgressStore:
     """All reads and writes of one learner's progress.
 
-    Used from the UI thread only; each call opens and commits its own transaction.
+    Used from the UI thread only (it may be opened on another: open_in_background); each
+    call opens and commits its own transaction.
     """
 
     def __init__(self, learner: str, data_dir: Path | None = None, *, guest: bool = False):
@@ -118,12 +121,14 @@ class ProgressStore:
         self.guest = guest
         if guest:
             self.path: Path | None = None
-            self._db = sqlite3.connect(":memory:", isolation_level=None)
+            self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         else:
             directory = data_dir or default_data_dir()
             directory.mkdir(parents=True, exist_ok=True)
             self.path = directory / DB_FILENAME
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30, check_same_thread=False
+            )
             self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _enable_wal(self._db)
             self._db.execute("PRAGMA synchronous = NORMAL")
@@ -269,3 +274,24 @@ class ProgressStore:
             (self.learner, lesson),
         ).fetchone()
         return row is not None
+
+
+def open_in_background(
+    learner: str, data_dir: Path | None = None, *, guest: bool = False
+) -> Future[ProgressStore]:
+    """The store, opened on a thread while the caller imports Textual.
+
+    Why: a first start creates the file and switches it to WAL, which waits on the disk
+    (~7 ms); that wait releases the GIL, so it overlaps the import (~160 ms of Python) and
+    the learner's first screen comes sooner. `result()` raises what opening raised.
+    """
+    opened: Future[ProgressStore] = Future()
+
+    def open_store() -> None:
+        try:
+            opened.set_result(ProgressStore(learner, data_dir, guest=guest))
+        except BaseException as exc:  # handed to the caller's result()
+            opened.set_exception(exc)
+
+    threading.Thread(target=open_store, name="open-progress", daemon=True).start()
+    return opened

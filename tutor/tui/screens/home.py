@@ -26,7 +26,8 @@ class HomeScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "key.resume"),
-        Binding("enter", "open", "key.open"),
+        # The focused list answers Enter itself (the hint line says so): not shown twice.
+        Binding("enter", "open", "key.open", show=False),
     ]
 
     def __init__(self) -> None:

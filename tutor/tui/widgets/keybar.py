@@ -21,6 +21,10 @@ class KeyBar(Static):
     KeyBar { dock: bottom; height: auto; max-height: 2; background: $footer-background; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: list[tuple[str, str]] | None = None  # the keys on screen now
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.show_keys()
@@ -49,9 +53,13 @@ class KeyBar(Static):
     def show_keys(self) -> None:
         if not self.is_attached:  # the screen was replaced before this refresh ran
             return
+        keys = self.grouped_keys()
+        if keys == self._shown:  # focus moved between widgets with the same keys: no frame
+            return
+        self._shown = keys
         self.update(
             Flow(
-                Content.assemble((keys, "bold $text-accent"), f" {description}")
-                for keys, description in self.grouped_keys()
+                Content.assemble((key, "bold $text-accent"), f" {description}")
+                for key, description in keys
             )
         )
