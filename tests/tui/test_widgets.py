@@ -15,12 +15,13 @@ from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest, similarity
 from tutor.core.tokenize import MAX_TEXT_CHARS, get_scheme
 from tutor.tui.app import TutorApp
+from tutor.tui.widgets import token_strip
 from tutor.tui.widgets.analogy import AnalogyDemo
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.lookup import REAL_DIM, REAL_VOCAB, LookupDemo
-from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.neighbours import WORKING_AFTER_S, NeighboursPanel
 from tutor.tui.widgets.path import RepresentationPath
 from tutor.tui.widgets.pipeline import PipelineStrip
 from tutor.tui.widgets.rows import RowsDemo
@@ -302,3 +303,53 @@ async def test_a_key_in_the_token_field_repaints_without_laying_out_the_page(
         await pilot.press("backspace")
         await settle(pilot)
         assert layouts == []
+
+
+async def test_long_text_within_the_budget_is_answered_with_its_echo(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a long run has shown what the scheme costs, text predicted within the budget
+    needs no thread hop (and no extra frame): the answer is there as the field's value
+    changes. Text predicted over it goes to a worker, so typing never waits for it. The
+    budget is set here, so the outcome does not hang on this machine's speed."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        text_input = strip.query_one("#text", Input)
+        texts = [("猫和狗在公园里玩。" * 300)[offset : offset + 2_000] for offset in range(3)]
+        monkeypatch.setattr(token_strip, "INLINE_BUDGET_S", 60.0)
+        text_input.value = texts[0]  # the first long run, in a worker, measures the cost
+        assert strip.loading
+        await settle(pilot)
+        text_input.value = texts[1]
+        assert strip.result is not None and strip.result.text == texts[1]  # no await
+        assert not strip.loading
+
+        monkeypatch.setattr(token_strip, "INLINE_BUDGET_S", 0.0)
+        text_input.value = texts[2]
+        assert strip.loading
+        await settle(pilot)
+        assert strip.result is not None and strip.result.text == texts[2]
+
+
+async def test_a_quick_neighbour_answer_is_not_announced_as_working(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        heading = panel.query_one("#heading", Static)
+        shown: list[str] = []
+        update = heading.update
+        monkeypatch.setattr(
+            heading,
+            "update",
+            lambda content, **k: shown.append(str(content)) or update(content, **k),
+        )
+        panel.ask("狗")
+        await settle(pilot)
+        await pilot.pause(WORKING_AFTER_S + 0.1)
+        assert panel.token == "狗" and not panel.loading
+        assert shown and all("狗" in text for text in shown)

@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.update import update_in_place
 
 if TYPE_CHECKING:
     from tutor.content.widgets import NeighboursWidget
@@ -46,6 +47,9 @@ def side_by_side(headers: list[str], columns: list[list[str]]) -> Content:
 def score_text(scheme: str, score: float) -> str:
     """ID distances are whole numbers; distances and cosines get three decimals."""
     return f"{score:,.0f}" if scheme == "id" else f"{score:.3f}"
+
+
+WORKING_AFTER_S = 0.15  # an answer slower than this is announced as being worked on
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +105,14 @@ class NeighboursPanel(Vertical):
     def ask(self, token: str) -> None:
         self.token = token
         self._request += 1
-        self.query_one("#heading", Static).update(tutor_context(self).t("working"))
+        self.set_timer(WORKING_AFTER_S, self._say_working)
         self._find(token, list(self.config.schemes), self.config.k, self._request)
+
+    def _say_working(self) -> None:
+        """Only a slow answer (the model's first load) is announced: a quick one would
+        cost a whole extra frame of the page for a word shown a few milliseconds."""
+        if self.loading:
+            update_in_place(self.query_one("#heading", Static), tutor_context(self).t("working"))
 
     @work(thread=True, exclusive=True, group="neighbours")
     def _find(self, token: str, schemes: list[str], k: int, request: int) -> None:
@@ -141,20 +151,22 @@ class NeighboursPanel(Vertical):
         ctx = tutor_context(self)
         found = next((a.result for a in self.answers if a.result is not None), None)
         heading = self.query_one("#heading", Static)
+        table, notes = self.query_one("#table", Static), self.query_one("#notes", Static)
         if found is None:
-            heading.update(Content.styled(self.answers[0].error, "bold $text-error"))
-            self.query_one("#table", Static).update("")
-            self.query_one("#notes", Static).update("")
+            update_in_place(heading, Content.styled(self.answers[0].error, "bold $text-error"))
+            update_in_place(table, "")
+            update_in_place(notes, "")
             return
-        heading.update(
+        update_in_place(
+            heading,
             Content.styled(
                 ctx.t("nb.heading", token=found.piece, id=found.id, k=self.config.k), "bold"
-            )
+            ),
         )
         headers = [ctx.t(f"nb.scheme.{answer.scheme}") for answer in self.answers]
         columns = [self._column(answer) for answer in self.answers]
-        self.query_one("#table", Static).update(side_by_side(headers, columns))
-        self.query_one("#notes", Static).update("\n".join(self._notes()))
+        update_in_place(table, side_by_side(headers, columns))
+        update_in_place(notes, "\n".join(self._notes()))
 
     def _column(self, answer: SchemeAnswer) -> list[str]:
         """One cell per neighbour; a rank shared with the previous line is marked "=".

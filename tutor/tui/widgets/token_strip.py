@@ -1,8 +1,8 @@
 """Text -> pieces and IDs, live as the learner types, under a scheme they switch.
 
 Per key the cost is what decides latency when fifty learners share two cores, so:
-- text that the scheme's last run predicts to take at most a few milliseconds is
-  tokenized at once, as the field's value changes, and its pieces are drawn in the same
+- text that the scheme's recent long runs predict to take at most 10 ms is tokenized at
+  once, as the field's value changes, and its pieces are drawn in the same
   frame as the typed or pasted characters (a thread hop costs as much, and a frame more);
 - longer text (a 100,000-character paste must not freeze typing) or a scheme not loaded
   yet goes to a thread worker, one run at a time: keys that arrive meanwhile are answered
@@ -14,7 +14,9 @@ Per key the cost is what decides latency when fifty learners share two cores, so
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,7 +38,8 @@ if TYPE_CHECKING:
     from tutor.core.tokenize import Token
 
 SHOWN_TOKENS = 200  # at most this many pieces are laid out, and read out in plain text
-INLINE_BUDGET_S = 0.006  # predicted tokenizing time below which the UI thread does it
+INLINE_BUDGET_S = 0.010  # predicted tokenizing time below which the UI thread does it
+COST_RUNS = 5  # the prediction is the median cost per character of this many long runs
 SHORT_CHARS = 200  # under ~2 ms in every scheme; longer runs measure the cost per character
 PIECE_ROWS = 12  # rows of pieces on screen; the last one ends with how many are not shown
 
@@ -94,7 +97,9 @@ class TokenStrip(Vertical):
         self._request = 0
         self._encoding = False  # a worker is tokenizing; newer requests wait for it
         self._loaded: set[str] = set()  # schemes that have tokenized once
-        self._per_char: dict[str, float] = {}  # seconds per character, last long run
+        # seconds per character of the scheme's last long runs: their median predicts the
+        # next, so one run slowed by the machine's load does not send the next to a worker
+        self._per_char: dict[str, deque[float]] = {}
         self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
@@ -156,20 +161,21 @@ class TokenStrip(Vertical):
         self._answer(message.request, message.result, message.error)
 
     def _cheap(self, text: str, scheme: str) -> bool:
-        """Short text, or long text the scheme's last long run says fits the budget."""
+        """Short text, or long text the scheme's last long runs say fits the budget."""
         if scheme not in self._loaded:
             return False  # loading the tokenizer file itself takes a worker's while
         if len(text) <= SHORT_CHARS:
             return True
-        per_char = self._per_char.get(scheme)
-        return per_char is not None and len(text) * per_char <= INLINE_BUDGET_S
+        costs = self._per_char.get(scheme)
+        return bool(costs) and len(text) * statistics.median(costs) <= INLINE_BUDGET_S
 
     def _learn(self, result: Tokenized | None, per_char: float) -> None:
         if result is None:  # a refusal says nothing about what tokenizing costs
             return
         self._loaded.add(result.scheme)
         if len(result.text) > SHORT_CHARS:  # in shorter runs the fixed cost would dominate
-            self._per_char[result.scheme] = per_char
+            costs = self._per_char.setdefault(result.scheme, deque(maxlen=COST_RUNS))
+            costs.append(per_char)
 
     def _answer(self, request: int, result: Tokenized | None, error: str) -> None:
         self.result, self.error = result, error
