@@ -7,10 +7,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
+from tutor.tui.store import open_in_background
 
 BROKEN = Path(__file__).parent / "fixtures" / "broken"
 
@@ -43,3 +44,22 @@ async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp])
     assert check.returncode == 1
     for problem in problems:
         assert str(problem) in check.stdout
+
+
+async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
+    tmp_path: Path,
+) -> None:
+    """Opened at start (the test apps) or on a thread during the import (`tutor`): either
+    way the learner reads why, and where to look."""
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("")
+    for opening in (None, open_in_background("tester", not_a_folder)):
+        app = app_for(not_a_folder, opening_store=opening)
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, ErrorScreen)
+            assert "无法打开学习进度" in str(app.screen.query_one("#page-header").render())
+            shown = app.screen.plain_text()
+            assert shown.startswith("无法打开进度数据库：") and str(not_a_folder) in shown
+            await pilot.press("q")
+        assert app.return_code == 0

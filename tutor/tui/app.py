@@ -129,7 +129,11 @@ class TutorApp(App[None]):
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
-            return self._error_screen([t("error.store", self.lang, error=exc)], "")
+            return self._error_screen(
+                [t("error.store", self.lang, error=exc)],
+                t("error.store_title", self.lang),
+                t("error.store_hint", self.lang),
+            )
         self.ctx = TutorContext(self.lang, store, self.model_dir)
         self.content = LessonContent(self.content_root, self.cache_dir or default_cache_dir())
         if self.index.errors:
@@ -170,13 +174,14 @@ class TutorApp(App[None]):
         self.push_screen(self._problem_screen(problems))
 
     def _problem_screen(self, problems: list[Problem]) -> Screen:
+        title = t("error.title", self.lang, count=len(problems))
         hint = t("error.hint", self.lang, path=self.content_root)
-        return self._error_screen([render_problem(problem) for problem in problems], hint)
+        return self._error_screen([render_problem(problem) for problem in problems], title, hint)
 
-    def _error_screen(self, reports: list[str], hint: str) -> Screen:
+    def _error_screen(self, reports: list[str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
-        return ErrorScreen(reports, hint)
+        return ErrorScreen(reports, title, hint)
 
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):

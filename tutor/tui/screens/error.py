@@ -1,4 +1,5 @@
-"""Broken content: the problems as `tutor check` prints them, never a traceback."""
+"""What stops the tutor before the lessons: broken content (the problems as `tutor check`
+prints them) or a progress database that cannot be opened; never a traceback."""
 
 from __future__ import annotations
 
@@ -10,22 +11,23 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tutor.tui.context import tutor_context
 from tutor.tui.widgets.keybar import KeyBar
 
 
 class ErrorScreen(Screen[None]):
-    """`reports` are rendered problems (`path:line:col: message` plus the marked line)."""
+    """`reports` are rendered problems (`path:line:col: message` plus the marked line), or
+    one line saying why the progress database cannot be opened."""
 
     help_key = "help.error"
 
-    def __init__(self, reports: Sequence[str], hint: str) -> None:
+    def __init__(self, reports: Sequence[str], title: str, hint: str) -> None:
         super().__init__()
         self.reports = list(reports)
+        self.title = title
         self.hint = hint
 
     def help_title(self) -> str:
-        return tutor_context(self).t("error.title", count=len(self.reports))
+        return self.title
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(self.help_title(), "bold $text-error"), id="page-header")
