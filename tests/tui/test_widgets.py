@@ -10,7 +10,7 @@ from textual import events
 from textual.geometry import Region
 from textual.widgets import Input, Static
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, app_for, page_with, settle
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest, similarity
 from tutor.core.tokenize import MAX_TEXT_CHARS, get_scheme
@@ -353,3 +353,15 @@ async def test_a_quick_neighbour_answer_is_not_announced_as_working(
         await pilot.pause(WORKING_AFTER_S + 0.1)
         assert panel.token == "狗" and not panel.loading
         assert shown and all("狗" in text for text in shown)
+
+
+@pytest.mark.parametrize("animate", [True, False])
+async def test_text_cursors_blink_only_where_the_app_animates(animate: bool, data_dir) -> None:
+    """Served sessions run without animation: a blinking cursor would redraw twice a second
+    for every idle learner. A local learner keeps Textual's blinking cursor."""
+    app = app_for(data_dir, animate=animate, start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        field_ = app.screen.query_one(TokenStrip).query_one("#text", Input)
+        await focus(pilot, field_)
+        assert field_.cursor_blink is animate

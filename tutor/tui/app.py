@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
@@ -163,6 +164,12 @@ class TutorApp(App[None]):
         gc.collect()
         gc.freeze()
         gc.enable()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Without animation (served sessions), text cursors do not blink either: a blinking
+        cursor redraws twice a second, and fifty idle learners then cost a core's tenth."""
+        if not self.animate and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
 
     @property
     def _broken(self) -> bool:
