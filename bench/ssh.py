@@ -12,10 +12,10 @@ state stays bounded. Latency = key sent -> first output bytes received after it;
 matched to output in order (one chunk answers the oldest unanswered key; output while no
 key is waiting is the tail of an earlier answer and is ignored). The first second of the
 phase is warm-up and not counted. Before it, every learner sits idle for 5 s in the
-focused field (its cursor blinking) and the CPU that costs is recorded too, split like
-the typing phase's into server, children and this client. Memory: VmRSS (and PSS, which
-splits shared pages fairly) of the server and every process under it, sampled at the end
-of the phase.
+focused field (served sessions do not blink the cursor) and the CPU that costs is
+recorded too, split like the typing phase's into server, children and this client.
+Memory: VmRSS (and PSS, which splits shared pages fairly) of the server and every process
+under it, sampled at the end of the phase.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ INTERVAL_S = 0.2
 SETUP_TIMEOUT_S = 60.0
 WARMUP_S = 1.0
 IDLE_S = 5.0
-QUIET_S = 0.3  # the text cursor blinks every 0.5 s: quieter than that is settled
+QUIET_S = 0.3  # no output for this long: the screen is settled
 LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 BACKSPACE = b"\x7f"
 END = b"\x1b[F"
