@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from textual.widgets import Input, Static
 
 from tests.tui.conftest import LESSON, app_for, page_with, settle
 from tutor.core.model import open_model
+from tutor.core.paths import default_model_dir
 from tutor.core.similarity import analogy, nearest, similarity
 from tutor.core.tokenize import MAX_TEXT_CHARS, get_scheme
 from tutor.tui.app import TutorApp
@@ -365,3 +368,34 @@ async def test_text_cursors_blink_only_where_the_app_animates(animate: bool, dat
         field_ = app.screen.query_one(TokenStrip).query_one("#text", Input)
         await focus(pilot, field_)
         assert field_.cursor_blink is animate
+
+
+async def test_the_heatmap_has_the_other_stage_ready_before_s_is_pressed(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        assert set(heatmap.matrices) == {"before", "after"}
+        _, expected = similarity(open_model(), heatmap.config.tokens, "after")
+        assert np.allclose(heatmap.matrices["after"], expected)
+
+
+async def test_a_model_without_its_initial_table_fails_only_the_before_stage(
+    make_app: Callable[..., TutorApp], tmp_path: Path
+) -> None:
+    model_dir = tmp_path / "model"  # the shipped model, without its initial table
+    shutil.copytree(default_model_dir(), model_dir)
+    (model_dir / "embeddings_before.safetensors").unlink()
+    app = make_app(model_dir=model_dir, start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        heatmap.stage = "after"
+        await settle(pilot)
+        assert heatmap.matrix is not None and heatmap.error == ""  # the failed prefetch hides
+        heatmap.stage = "before"
+        await settle(pilot)
+        assert heatmap.matrix is None and heatmap.error
+        assert heatmap.error in str(heatmap.render())

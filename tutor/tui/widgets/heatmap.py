@@ -106,16 +106,21 @@ class Heatmap(Widget, can_focus=True):
         self.config = config
         self.pieces = list(config.tokens)
         self.matrices: dict[str, np.ndarray] = {}
-        self.error = ""
+        self.errors: dict[str, str] = {}  # per stage: a model may lack its initial table
+        self._asked: set[str] = set()  # stages computed or being computed
         self.set_reactive(Heatmap.stage, config.stage)
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._compute, self.stage)
+        self.call_after_refresh(self._ask, self.stage)
 
     def watch_stage(self, stage: str) -> None:
-        if stage not in self.matrices:
-            self._compute(stage)
+        self._ask(stage)
         self.refresh(layout=True)
+
+    def _ask(self, stage: str) -> None:
+        if stage not in self._asked:
+            self._asked.add(stage)
+            self._compute(stage)
 
     @work(thread=True, group="heatmap")
     def _compute(self, stage: str) -> None:
@@ -132,12 +137,14 @@ class Heatmap(Widget, can_focus=True):
     def on_heatmap_computed(self, message: Computed) -> None:
         message.stop()
         if message.matrix is None:
-            self.error = message.error
+            self.errors[message.stage] = message.error
         else:
-            self.error = ""
             self.pieces = message.pieces
             self.matrices[message.stage] = message.matrix
-        self.refresh(layout=True)
+            # Nearly every learner's next key is s: have the other stage ready by then.
+            self._ask("after" if message.stage == "before" else "before")
+        if message.stage == self.stage:
+            self.refresh(layout=True)
 
     def action_move(self, rows: int, columns: int) -> None:
         size = len(self.pieces)
@@ -153,6 +160,11 @@ class Heatmap(Widget, can_focus=True):
     @property
     def loading(self) -> bool:
         return self.stage not in self.matrices and not self.error
+
+    @property
+    def error(self) -> str:
+        """Why the shown stage cannot be drawn, or ""."""
+        return self.errors.get(self.stage, "")
 
     @property
     def matrix(self) -> np.ndarray | None:
