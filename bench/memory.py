@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from _common import REPO, emit, machine, make_parser, mb, proc_status
@@ -38,7 +37,7 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
-def child(kind: str, data_dir: Path, pages: int | None) -> dict[str, object]:
+def child(kind: str, pages: int | None) -> dict[str, object]:
     """Run one app in this process and measure it; `pages` None = the whole lesson."""
     out: dict[str, object] = {}
 
@@ -69,12 +68,12 @@ def child(kind: str, data_dir: Path, pages: int | None) -> dict[str, object]:
 
         app = BareApp()
     else:
-        from tutor.core.paths import content_dir
-        from tutor.tui.app import TutorApp
-        from tutor.tui.store import default_learner
+        from tutor.cli import build_parser
+        from tutor.commands.app import build
 
-        # what `tutor` builds on the shipped defaults (tutor/commands/app.py)
-        app = TutorApp(content_root=content_dir(), learner=default_learner(), data_dir=data_dir)
+        # exactly what `tutor` starts (gc off until after the first screen, the progress
+        # file opened during the import); TUTOR_DATA_DIR is the fresh data dir
+        app = build(build_parser().parse_args([]))
     app.run(headless=True, size=SIZE, auto_pilot=walk)
     out["modules_loaded"] = [name for name in HEAVY_MODULES if name in sys.modules]
     out["torch_imported"] = "torch" in sys.modules
@@ -85,7 +84,7 @@ def run_child(kind: str, pages: int | None) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "TUTOR_"))}
         env["TUTOR_DATA_DIR"] = data_dir
-        argv = [sys.executable, __file__, "--child", kind, "--data-dir", data_dir]
+        argv = [sys.executable, __file__, "--child", kind]
         if pages is not None:
             argv += ["--pages", str(pages)]
         done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, check=False)
@@ -97,11 +96,10 @@ def run_child(kind: str, pages: int | None) -> dict[str, object]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--child", choices=("bare", "tutor"), help=argparse.SUPPRESS)
-    parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--pages", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        json.dump(child(args.child, args.data_dir, args.pages), sys.stdout)
+        json.dump(child(args.child, args.pages), sys.stdout)
         return
     info = machine()
     runs = 1 if args.quick else 3

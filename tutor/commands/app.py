@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.tui.app import TutorApp
 
 
 def run(args: argparse.Namespace) -> int:
+    build(args).run()
+    return 0
+
+
+def build(args: argparse.Namespace) -> TutorApp:
+    """The app `tutor` runs, started the way `tutor` starts it (bench/memory.py measures
+    this path, not a hand-built app)."""
     import gc
     import os
 
@@ -27,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from tutor.tui.app import TutorApp
 
     remote = os.environ.get("TUTOR_REMOTE") == "1"
-    app = TutorApp(
+    return TutorApp(
         content_root=args.content or content_dir(),
         model_dir=args.model,
         lang=args.lang or "zh",
@@ -41,5 +52,3 @@ def run(args: argparse.Namespace) -> int:
         # over SSH a blinking cursor redraws twice a second for every idle learner
         animate=not remote,
     )
-    app.run()
-    return 0
