@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.widgets import Static
+
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
 from tutor.tui.app import TutorApp
@@ -63,3 +65,14 @@ async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
             assert shown.startswith("无法打开进度数据库：") and str(not_a_folder) in shown
             await pilot.press("q")
         assert app.return_code == 0
+
+
+async def test_a_served_learner_is_not_told_to_fix_the_server_s_folders(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("")
+    app = app_for(not_a_folder, remote=True)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        hint = str(app.screen.query_one(".hint", Static).render())
+        assert "管理服务器的人" in hint and "TUTOR_DATA_DIR" not in hint

@@ -133,7 +133,8 @@ class TutorApp(App[None]):
             return self._error_screen(
                 [t("error.store", self.lang, error=exc)],
                 t("error.store_title", self.lang),
-                t("error.store_hint", self.lang),
+                # a served learner can neither see nor change the server's folders
+                t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
         self.ctx = TutorContext(self.lang, store, self.model_dir)
         self.content = LessonContent(self.content_root, self.cache_dir or default_cache_dir())
