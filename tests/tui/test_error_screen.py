@@ -1,4 +1,5 @@
-"""Broken content shows the problems exactly as `tutor check` lists them, never a traceback."""
+"""Broken content shows the problems exactly as `tutor check` lists them, and a progress
+file that cannot be opened says so; never a traceback."""
 
 from __future__ import annotations
 
