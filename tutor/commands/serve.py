@@ -69,11 +69,13 @@ async def _serve(config: ServeConfig) -> int:
             file=sys.stderr,
         )
         return 1
-    print(_banner(config, server.port, server.fingerprint, server.policy.key_count), flush=True)
+    # Before the banner: whoever reads it (an admin, systemd, a script) may stop the
+    # server at once, and that stop must end the sessions cleanly too.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    print(_banner(config, server.port, server.fingerprint, server.policy.key_count), flush=True)
     await stop.wait()
     print("tutor serve: stopping; ending every session", file=sys.stderr, flush=True)
     await server.stop()
