@@ -52,7 +52,7 @@ async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp])
 async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
     tmp_path: Path,
 ) -> None:
-    """Opened at start (the test apps) or on a thread during the import (`tutor`): either
+    """Opened by the app itself or handed to it already opening (as `tutor` does): either
     way the learner reads why, and where to look."""
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("")

@@ -6,8 +6,9 @@ or the lesson index, like the TUI's first screen, does not pay for pydantic and 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tutor.lazy import load
 
 if TYPE_CHECKING:
     from tutor.content.loader import load_lessons
@@ -61,4 +62,4 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    return load(f"{__name__}.{home}:{name}")

@@ -8,7 +8,6 @@ thread workers. Broken content never reaches a page: it stops at the error scree
 from __future__ import annotations
 
 import gc
-import importlib
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
@@ -21,11 +20,12 @@ from textual.screen import ModalScreen, Screen
 from tutor.content.cache import LessonContent, default_cache_dir
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem, render_problem
+from tutor.lazy import load
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError
+from tutor.tui.store import ProgressStore, StoreError, open_in_background
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -47,8 +47,7 @@ SCREEN_FOR_KIND: dict[str, str] = {
 
 def screen_class(kind: str) -> type[PageScreen]:
     """The Screen class that shows pages of `kind`."""
-    module, name = SCREEN_FOR_KIND[kind].split(":")
-    screen: type[PageScreen] = getattr(importlib.import_module(module), name)
+    screen: type[PageScreen] = load(SCREEN_FOR_KIND[kind])
     return screen
 
 
@@ -90,7 +89,6 @@ class TutorApp(App[None]):
         start_page: int | None = None,
         animate: bool = True,
         remote: bool = False,
-        cache_dir: Path | None = None,
         opening_store: Future[ProgressStore] | None = None,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
@@ -99,14 +97,12 @@ class TutorApp(App[None]):
         self.model_dir = model_dir
         self.lang: Lang = lang
         self.learner = learner
-        self.data_dir = data_dir
-        self.guest = guest
         self.start_lesson = start_lesson
         self.start_page = start_page
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
-        self.cache_dir = cache_dir  # None: default_cache_dir()
-        self.opening_store = opening_store  # None: the store is opened here, at load
+        # `tutor` starts opening the store before it imports Textual; else it starts here
+        self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
         self.ctx: TutorContext
@@ -123,10 +119,7 @@ class TutorApp(App[None]):
 
     def _first(self) -> Screen:
         try:
-            if self.opening_store is None:
-                store = ProgressStore(self.learner, self.data_dir, guest=self.guest)
-            else:
-                store = self.opening_store.result()
+            store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
@@ -137,7 +130,7 @@ class TutorApp(App[None]):
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
         self.ctx = TutorContext(self.lang, store, self.model_dir)
-        self.content = LessonContent(self.content_root, self.cache_dir or default_cache_dir())
+        self.content = LessonContent(self.content_root, default_cache_dir())
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen

@@ -279,11 +279,12 @@ class ProgressStore:
 def open_in_background(
     learner: str, data_dir: Path | None = None, *, guest: bool = False
 ) -> Future[ProgressStore]:
-    """The store, opened on a thread while the caller imports Textual.
+    """The store, opened on a thread while the caller goes on (imports Textual).
 
     Why: a first start creates the file and switches it to WAL, which waits on the disk
     (~7 ms); that wait releases the GIL, so it overlaps the import (~160 ms of Python) and
-    the learner's first screen comes sooner. `result()` raises what opening raised.
+    the learner's first screen comes sooner. `result()` raises what opening raised. A bare
+    thread, not a ThreadPoolExecutor: that would import its queue machinery on every start.
     """
     opened: Future[ProgressStore] = Future()
 

@@ -7,7 +7,6 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -20,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.lazy import load
 from tutor.tui.context import fact_keys, tutor_context
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar
@@ -42,8 +42,7 @@ WIDGET_CLASSES: dict[str, str] = {
 
 def widget_class(name: str) -> Callable[..., Widget]:
     """The widget class for a block of widget `name`."""
-    module, attribute = WIDGET_CLASSES[name].split(":")
-    widget: Callable[..., Widget] = getattr(importlib.import_module(module), attribute)
+    widget: Callable[..., Widget] = load(WIDGET_CLASSES[name])
     return widget
 
 
