@@ -61,20 +61,20 @@ class FactStrip(Widget, can_focus=True):
         yield Static(id="detail")
 
     def on_mount(self) -> None:
-        self._refresh()
+        self.redraw()
 
     def action_move(self, step: int) -> None:
         self.selected = (self.selected + step) % len(self.keys)
 
     def watch_selected(self) -> None:
         if self.is_mounted:
-            self._refresh()
+            self.redraw()
 
     def on_focus(self) -> None:
-        self.call_after_refresh(self._refresh)
+        self.call_after_refresh(self.redraw)
 
     def on_blur(self) -> None:
-        self.call_after_refresh(self._refresh)
+        self.call_after_refresh(self.redraw)
 
     def _chip(self, index: int, key: str) -> Content:
         ctx = tutor_context(self)
@@ -100,7 +100,12 @@ class FactStrip(Widget, can_focus=True):
             source=fact.source,
         )
 
-    def _refresh(self) -> None:
+    def redraw(self) -> None:
+        """Chips and detail for the current focus and choice. Scheduled from focus changes,
+        it can run after the page was replaced (keys typed ahead): then there is nothing
+        to draw on."""
+        if not self.is_attached:
+            return
         ctx = tutor_context(self)
         chips = [self._chip(index, key) for index, key in enumerate(self.keys)]
         self.query_one("#chips", Static).update(Flow(chips))

@@ -7,17 +7,16 @@ is spelled out below the grid, so a screen reader gets exact values too.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.widgets.asking import Asking
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,11 +66,30 @@ def number_cell(value: float) -> str:
     return f"{hundredths:>2}"
 
 
+@dataclass(frozen=True, slots=True)
+class Computed:
+    stage: str
+    pieces: list[str]
+    matrix: np.ndarray | None
+    error: str = ""
+
+
+def compute(ctx: TutorContext, tokens: list[str], stage: str) -> Computed:
+    """Cosine of every pair of the tokens' rows in the stage's table (in a worker)."""
+    from tutor.core.similarity import similarity
+
+    try:
+        pieces, matrix = similarity(ctx.models.get(), tokens, stage)
+    except (ValueError, OSError) as exc:
+        return Computed(stage, [], None, ctx.t("model.error", error=exc))
+    return Computed(stage, pieces, matrix)
+
+
 def pad_cells(text: str, width: int) -> str:
     return text + " " * max(width - cell_len(text), 0)
 
 
-class Heatmap(Widget, can_focus=True):
+class Heatmap(Asking, can_focus=True):
     """Arrows move the cursor; s switches before/after; v switches shades/numbers."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -90,16 +108,6 @@ class Heatmap(Widget, can_focus=True):
     stage: reactive[str] = reactive("before")
     numbers: reactive[bool] = reactive(False)
     cursor: reactive[tuple[int, int]] = reactive((0, 1))
-
-    class Computed(Message):
-        def __init__(
-            self, stage: str, pieces: list[str], matrix: np.ndarray | None, error: str
-        ) -> None:
-            super().__init__()
-            self.stage = stage
-            self.pieces = pieces
-            self.matrix = matrix
-            self.error = error
 
     def __init__(self, config: HeatmapWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -120,30 +128,18 @@ class Heatmap(Widget, can_focus=True):
     def _ask(self, stage: str) -> None:
         if stage not in self._asked:
             self._asked.add(stage)
-            self._compute(stage)
+            ctx, tokens = tutor_context(self), list(self.config.tokens)
+            self.ask(lambda: compute(ctx, tokens, stage), self._computed, topic=stage)
 
-    @work(thread=True, group="heatmap")
-    def _compute(self, stage: str) -> None:
-        from tutor.core.similarity import similarity
-
-        ctx = tutor_context(self)
-        try:
-            pieces, matrix = similarity(ctx.models.get(), self.config.tokens, stage)
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Computed(stage, [], None, ctx.t("model.error", error=exc)))
-            return
-        self.post_message(self.Computed(stage, pieces, matrix, ""))
-
-    def on_heatmap_computed(self, message: Computed) -> None:
-        message.stop()
-        if message.matrix is None:
-            self.errors[message.stage] = message.error
+    def _computed(self, computed: Computed) -> None:
+        if computed.matrix is None:
+            self.errors[computed.stage] = computed.error
         else:
-            self.pieces = message.pieces
-            self.matrices[message.stage] = message.matrix
+            self.pieces = computed.pieces
+            self.matrices[computed.stage] = computed.matrix
             # Nearly every learner's next key is s: have the other stage ready by then.
-            self._ask("after" if message.stage == "before" else "before")
-        if message.stage == self.stage:
+            self._ask("after" if computed.stage == "before" else "before")
+        if computed.stage == self.stage:
             self.refresh(layout=True)
 
     def action_move(self, rows: int, columns: int) -> None:
@@ -156,10 +152,6 @@ class Heatmap(Widget, can_focus=True):
 
     def action_toggle_numbers(self) -> None:
         self.numbers = not self.numbers
-
-    @property
-    def loading(self) -> bool:
-        return self.stage not in self.matrices and not self.error
 
     @property
     def error(self) -> str:
