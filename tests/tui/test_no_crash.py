@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual import events
 from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver
 
-from tests.tui.conftest import LESSON, settle
+from tests.tui.conftest import LESSON, settle, shipped_lesson
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
+from tutor.tui.widgets.keybar import KeyBar
+
+PAGES = [page.number for page in shipped_lesson().pages]
 
 
 def type_ahead(app: App, *keys: str) -> None:
@@ -67,3 +71,45 @@ async def test_a_fact_strip_handler_that_runs_after_its_page_left(
         strip.redraw()  # what its focus or blur handler schedules
         await settle(pilot)
         assert isinstance(app.screen, PageScreen) and app.screen.page.number == 3
+
+
+async def test_a_tiny_terminal_asks_to_be_enlarged_and_recovers(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    for size in [(1, 1), (5, 3)]:
+        app = make_app(start_lesson=LESSON, start_page=2)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            key_line = app.screen.query_one(KeyBar)
+            assert "窗口太小：请放大到至少 40×12" in str(key_line.render())
+            assert not app.screen.query_one("#body").display
+            await pilot.press("n", "question_mark", "escape")  # keys still work, and draw
+            await settle(pilot)
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            assert isinstance(app.screen, PageScreen) and app.screen.page.number == 3
+            assert app.screen.query_one("#body").display
+            assert "下一页" in str(app.screen.query_one(KeyBar).render())
+
+
+LEAVING_KEYS = ["n", "p", "h", "question_mark", "ctrl+p", "escape"]
+
+
+@pytest.mark.parametrize("number", PAGES, ids=lambda n: f"page{n:02d}")
+async def test_every_focus_stop_of_every_page_then_every_leaving_key(
+    make_app: Callable[..., TutorApp], number: int
+) -> None:
+    """Tab through every focus stop of the page, then a key that leaves or covers it, all
+    typed ahead as a quick learner does (so handlers land after the page is gone): for
+    each such key, nothing raises and the app runs on."""
+    app = make_app(start_lesson=LESSON, start_page=number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        stops = len(app.screen.focus_chain)
+        assert app.screen.focus_chain[0].id == "body"  # the prose scrolls by keys too
+        for key in LEAVING_KEYS:
+            app.open_page(LESSON, number)
+            await pilot.pause()
+            type_ahead(app, *["tab"] * (stops - 1), key)
+            await settle(pilot)
+            assert app.is_running and app._exception is None, key

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 
 from tutor.content.cache import LessonContent, default_cache_dir
@@ -26,6 +27,7 @@ from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
 from tutor.tui.store import ProgressStore, StoreError, open_in_background
+from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -115,6 +117,7 @@ class TutorApp(App[None]):
         first screen drawn is the one the learner needs (no empty default screen first)."""
         if not self.animate:
             self.animation_level = "none"
+        self._fit(self.size)
         self._first_screen = self._first()
 
     def _first(self) -> Screen:
@@ -143,6 +146,19 @@ class TutorApp(App[None]):
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size)
+
+    def _fit(self, size: Size) -> None:
+        """Below MIN_SIZE every screen shows only its key line, which says so (tutor.tcss);
+        the pages come back as the window grows."""
+        small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
+        if small != self.has_class("-too-small"):
+            self.set_class(small, "-too-small")
+            if self.is_running:
+                for key_line in self.screen.query(KeyBar):
+                    key_line.show_keys()
 
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class AnalogyDemo(Asking, Vertical):
     @on(Button.Pressed, "#run")
     @on(ChoiceBar.Changed, "#stage")
     def compute(self) -> None:
-        if not self.is_attached:  # called after a refresh that came after the page left
+        if not still_shown(self):  # called after a refresh that came after the page left
             return
         terms = tuple(self.query_one(f"#{name}", Input).value.strip() for name in "abc")
         stage = self.query_one("#stage", ChoiceBar).value

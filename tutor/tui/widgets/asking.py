@@ -53,6 +53,13 @@ class _Topic:
     waiting: _Question | None = None  # the newest question asked while it ran
 
 
+def still_shown(widget: Widget) -> bool:
+    """The widget is on its screen and not being taken down with it. When a page is
+    replaced, Textual marks every widget on it as pruning, then removes the innermost
+    first: a handler that runs meanwhile finds its own parts already gone."""
+    return widget.is_attached and not (widget._pruning or widget._closing)
+
+
 class Asking(Widget):
     """Base for widgets that compute in the background (see the module's docstring)."""
 
@@ -81,7 +88,7 @@ class Asking(Widget):
 
         A widget no longer on screen asks nothing (a deferred call can land after its page
         was replaced)."""
-        if not self.is_attached:
+        if not still_shown(self):
             return
         state = self._topics.setdefault(topic, _Topic())
         state.asked += 1
@@ -116,6 +123,6 @@ class Asking(Widget):
         self._show_if_newest(state, message.question, message.answer)
 
     def _show_if_newest(self, state: _Topic, question: _Question, answer: object) -> None:
-        if question.number == state.asked and self.is_attached:
+        if question.number == state.asked and still_shown(self):
             state.answered = question.number
             question.show(answer)

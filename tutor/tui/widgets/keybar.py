@@ -15,6 +15,9 @@ from tutor.tui import i18n
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.flow import Flow
 
+MIN_SIZE = (40, 12)  # columns, rows: below this every screen shows only this line, asking
+# for a larger window (TutorApp adds the class -too-small; tutor.tcss hides the rest)
+
 
 class KeyBar(Static):
     DEFAULT_CSS = """
@@ -52,6 +55,12 @@ class KeyBar(Static):
 
     def show_keys(self) -> None:
         if not self.is_attached:  # the screen was replaced before this refresh ran
+            return
+        if self.app.has_class("-too-small"):  # the only line shown: it asks for room
+            self._shown = None
+            cols, rows = MIN_SIZE
+            notice = tutor_context(self).t("app.too_small", cols=cols, rows=rows)
+            self.update(Content.styled(notice, "bold"))
             return
         keys = self.grouped_keys()
         if keys == self._shown:  # focus moved between widgets with the same keys: no frame

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.update import update_in_place
 
@@ -123,7 +123,7 @@ class NeighboursPanel(Asking, Vertical):
     def _say_working(self) -> None:
         """Only a slow answer (the model's first load) is announced: a quick one would
         cost a whole extra frame of the page for a word shown a few milliseconds."""
-        if self.pending and self.is_attached:
+        if self.pending and still_shown(self):
             update_in_place(self.query_one("#heading", Static), tutor_context(self).t("working"))
 
     def _answered(self, answers: list[SchemeAnswer]) -> None:

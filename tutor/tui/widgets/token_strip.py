@@ -27,7 +27,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
-from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import TextField
 from tutor.tui.widgets.flow import Flow
@@ -127,7 +127,7 @@ class TokenStrip(Asking, Vertical):
         return self.query_one("#scheme", ChoiceBar).value
 
     def _tokenize(self) -> None:
-        if not self.is_attached:  # called after a refresh that came after the page left
+        if not still_shown(self):  # called after a refresh that came after the page left
             return
         text, scheme = self.text, self.scheme
         self.ask(lambda: tokenize(text, scheme), self._answer, now=self._cheap(text, scheme))
