@@ -11,6 +11,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 from tests.tui.conftest import LEARNER, LESSON, settle, shipped_lesson
 from tutor.content.models import QuizFront
 from tutor.tui.app import TutorApp
+from tutor.tui.lessons import rubric_claims
 from tutor.tui.store import DB_FILENAME
 from tutor.tui.widgets.quiz import QuizQuestion
 from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
@@ -98,7 +99,7 @@ async def test_every_question_type_gives_feedback_and_records_attempts(
         assert numeric.correct is True
 
         text = question_of(app, "text")
-        claims = app.rubric_claims(shipped_lesson())
+        claims = rubric_claims(shipped_lesson())
         first = claims[text.question.rubric[0]]
         text.query_one("#answer", TextArea).text = f"我觉得{first.phrases_zh[0]}。"
         await submit(pilot, text)

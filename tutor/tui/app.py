@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import App
@@ -25,6 +25,7 @@ from tutor.lazy import load
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
+from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
 from tutor.tui.store import ProgressStore, StoreError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
@@ -32,7 +33,7 @@ from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from tutor.content.models import Lesson, RubricClaim
+    from tutor.content.models import Lesson
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -55,16 +56,6 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 THEMES = ("textual-dark", "textual-light")
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
-
-
-class LessonState(NamedTuple):
-    seen: int
-    total: int
-    locked_by: list[str]  # titles of prerequisite lessons not yet done
-
-    @property
-    def done(self) -> bool:
-        return self.total > 0 and self.seen >= self.total
 
 
 class TutorApp(App[None]):
@@ -109,6 +100,7 @@ class TutorApp(App[None]):
         self.content: LessonContent | None = None  # None: the progress store failed
         self.ctx: TutorContext
         self._first_screen: Screen
+        self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
 
     # start-up ----------------------------------------------------------------
 
@@ -132,8 +124,8 @@ class TutorApp(App[None]):
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
-        self.ctx = TutorContext(self.lang, store, self.model_dir)
         self.content = LessonContent(self.content_root, default_cache_dir())
+        self.ctx = TutorContext(self.lang, store, self.model_dir, self.content, self.remote)
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen
@@ -220,28 +212,6 @@ class TutorApp(App[None]):
         """The validated lesson; the first call builds every lesson (from the cache)."""
         return self.content.lesson(lesson_id) if self.content is not None else None
 
-    def lesson_titles(self) -> dict[str, str]:
-        return {lesson.id: lesson.title for lesson in self.lessons}
-
-    def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        numbers = {page.number for page in lesson.pages}
-        seen = len(self.ctx.store.visited_pages(lesson.id) & numbers)
-        locked_by = []
-        for prerequisite in lesson.prerequisites:
-            needed = self.index.lesson(prerequisite)
-            if needed is not None and not self.lesson_state(needed).done:
-                locked_by.append(needed.title)
-        return LessonState(seen, len(numbers), locked_by)
-
-    def rubric_claims(self, lesson: Lesson) -> dict[str, RubricClaim]:
-        """Every rubric claim of the lesson's summary forms, for text questions to cite."""
-        claims: dict[str, RubricClaim] = {}
-        for page in lesson.pages:
-            summary = getattr(page.front, "summary", None)
-            if summary is not None:
-                claims.update({claim.id: claim for claim in summary.rubric})
-        return claims
-
     # navigation --------------------------------------------------------------
 
     def open_lesson(self, lesson_id: str, page: int | None = None) -> None:
@@ -253,7 +223,7 @@ class TutorApp(App[None]):
                 t("lesson.missing", self.lang, lesson=lesson_id, known=known), severity="error"
             )
             return
-        state = self.lesson_state(lesson)
+        state = self.ctx.lesson_state(lesson)
         if page is None and state.locked_by:
             needs = "、".join(state.locked_by)
             self.notify(
@@ -265,22 +235,21 @@ class TutorApp(App[None]):
         self.open_page(lesson.id, number)
 
     def open_page(self, lesson_id: str, number: int) -> None:
-        entry = self.index.lesson(lesson_id)
-        if entry is None:
-            return self.open_lesson(lesson_id)
-        if entry.page(number) is None:
-            message = t(
-                "page.missing", self.lang, lesson=lesson_id, page=number, total=len(entry.pages)
-            )
-            self.notify(message, severity="error")
-            return None
-        lesson = self.lesson(lesson_id)
-        if self.index.errors:  # the cache did not rebuild, and the files broke since the start
-            self.show_problems(self.index.errors)
-            return None
-        page = next((p for p in lesson.pages if p.number == number), None) if lesson else None
-        if lesson is None or page is None:
-            return self.open_lesson(lesson_id)
+        if self.content is None:
+            return
+        found = self.content.page(lesson_id, number)
+        if found is None:
+            entry = self.index.lesson(lesson_id)
+            if self.index.errors:  # the files broke since the start, and no cache rebuilt
+                self.show_problems(self.index.errors)
+            elif entry is None:
+                self.open_lesson(lesson_id)  # says which lessons there are
+            else:
+                total = len(entry.pages)
+                message = t("page.missing", self.lang, lesson=lesson_id, page=number, total=total)
+                self.notify(message, severity="error")
+            return
+        lesson, page = found
         screen = screen_class(page.kind)(lesson, page)
         from tutor.tui.screens.page import PageScreen
 
@@ -290,7 +259,34 @@ class TutorApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
-        return None
+
+    def turn_page(self, lesson_id: str, number: int, step: int) -> None:
+        """`step` pages on from `number`, or from where turns not yet drawn lead.
+
+        Only where a run of quick turns ends is drawn: the page is built once the keys
+        already waiting are handled (30 quick presses of n build one page, not 30)."""
+        entry = self.index.lesson(lesson_id)
+        if entry is None:
+            return
+        if self._turning_to is not None and self._turning_to[0] == lesson_id:
+            number = self._turning_to[1]
+        numbers = [page.number for page in entry.pages]
+        position = numbers.index(number) + step if number in numbers else 0
+        if not 0 <= position < len(numbers):
+            edge = "page.last" if step > 0 else "page.first"
+            if self._turning_to is None:
+                self.notify(t(edge, self.lang))
+            position = min(max(position, 0), len(numbers) - 1)
+        if self._turning_to is None:
+            self.call_later(self._finish_turn)
+        self._turning_to = (lesson_id, numbers[position])
+
+    def _finish_turn(self) -> None:
+        if self._turning_to is not None:
+            (lesson_id, number), self._turning_to = self._turning_to, None
+            screen = self.screen
+            if getattr(screen, "page", None) is None or screen.name != f"{lesson_id}:{number}":
+                self.open_page(lesson_id, number)
 
     def resume(self) -> None:
         position = self.ctx.store.last_position()
@@ -298,6 +294,20 @@ class TutorApp(App[None]):
             self.open_lesson(position.lesson, position.page)
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
+
+    # what screens ask ---------------------------------------------------------
+
+    def on_open_lesson(self, message: OpenLesson) -> None:
+        self.open_lesson(message.lesson_id, message.page)
+
+    def on_open_page(self, message: OpenPage) -> None:
+        self.open_page(message.lesson_id, message.number)
+
+    def on_turn_page(self, message: TurnPage) -> None:
+        self.turn_page(message.lesson_id, message.number, message.step)
+
+    def on_resume(self, _message: Resume) -> None:
+        self.resume()
 
     # keys --------------------------------------------------------------------
 

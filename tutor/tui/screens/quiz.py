@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from tutor.content.models import QuizFront
+from tutor.tui.lessons import rubric_claims
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.quiz import QuizQuestion
 from tutor.tui.widgets.summary import SummaryEditor
@@ -16,7 +17,7 @@ class QuizScreen(PageScreen):
     def compose_after_body(self) -> ComposeResult:
         front = self.page.front
         assert isinstance(front, QuizFront)
-        claims = self.tutor_app.rubric_claims(self.lesson)
+        claims = rubric_claims(self.lesson)
         for number, question in enumerate(front.questions, 1):
             yield QuizQuestion(question, number, self.lesson.id, claims, id=f"q-{question.id}")
         if front.summary is not None:
