@@ -78,8 +78,6 @@ def check_train(r: dict) -> None:
     assert r["tokenizer"] == "byte-bpe-zh"
     assert positive(r["tokens_per_s"]) and positive(r["train_tokens"])
     assert [e["step"] for e in r["gap_by_eval"]] == [10, 20]
-    assert all(-2 <= e["gap"] <= 2 for e in r["gap_by_eval"])
-    assert -2 <= r["gap_at_init"] <= 2
 
 
 def check_ssh(r: dict) -> None:

@@ -44,6 +44,13 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def until(pilot: Pilot, condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (a save, a timer, a palette's search):
+    awaited, not slept for, so a slow machine waits longer instead of failing."""
+    while not condition():
+        await pilot.pause(0.01)
+
+
 def shipped_lesson() -> Lesson:
     lesson = load_lessons(content_dir()).lesson(LESSON)
     assert lesson is not None

@@ -122,14 +122,13 @@ async def test_neighbours_pick_type_and_show_ties(make_app: Callable[..., TutorA
         await settle(pilot)
         assert panel.token == "小王"
         reading = panel.plain_text()
-        if "onehot" in panel.config.schemes:
-            onehot = next(a for a in panel.answers if a.scheme == "onehot")
-            assert all(n.rank == 1 for n in onehot.result.neighbours)
-            assert f"全部 {onehot.result.tie_count:,} 个其他 token 并列第 1" in reading
-        if "id" in panel.config.schemes:
-            id_answer = next(a for a in panel.answers if a.scheme == "id")
-            assert id_answer.result.neighbours[0].score == 1.0
-            assert "=1" in "".join(panel._column(id_answer))
+        assert {"id", "onehot"} <= set(panel.config.schemes)  # the page's two naive schemes
+        onehot = next(a for a in panel.answers if a.scheme == "onehot")
+        assert all(n.rank == 1 for n in onehot.result.neighbours)
+        assert f"全部 {onehot.result.tie_count:,} 个其他 token 并列第 1" in reading
+        id_answer = next(a for a in panel.answers if a.scheme == "id")
+        assert id_answer.result.neighbours[0].score == 1.0
+        assert "=1" in "".join(panel._column(id_answer))
 
 
 async def test_neighbours_name_the_pieces_of_a_token_that_splits(
