@@ -233,6 +233,7 @@ class Heatmap(Asking, can_focus=True):
             ]
             lines.append(Content.assemble(pad_cells(labels[grid_row], label_width), *cells))
         return Content("\n").join([*lines, legend, *notes, hint])
+
     def watch_cursor(self) -> None:
         self.refresh(layout=True)
 
