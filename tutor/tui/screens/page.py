@@ -109,7 +109,8 @@ class PageScreen(Screen[None]):
             id="page-header",
         )
         with Body(id="body"):
-            yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
+            if self.shows_title:
+                yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
             yield from self.compose_before_body()
             yield from self.compose_body()
             yield from self.compose_after_body()
@@ -118,6 +119,11 @@ class PageScreen(Screen[None]):
     @property
     def _position(self) -> int:
         return self.lesson.pages.index(self.page)
+
+    @property
+    def shows_title(self) -> bool:
+        """The page's title heads the body, unless what the page kind adds says it."""
+        return True
 
     def compose_before_body(self) -> ComposeResult:
         yield from ()
