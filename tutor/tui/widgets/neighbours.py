@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.update import update_in_place
@@ -75,7 +76,7 @@ def find_neighbours(
         try:
             answers.append(SchemeAnswer(scheme, nearest(model, token, scheme, k)))
         except ValueError as exc:
-            answers.append(SchemeAnswer(scheme, None, str(exc)))
+            answers.append(SchemeAnswer(scheme, None, say(ctx, exc)))
     return answers
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -18,7 +17,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.token_strip import visible_piece
 
@@ -46,15 +46,15 @@ class Encoded:
     error: str = ""
 
 
-def encode(model_dir: Path | None, sentences: list[str]) -> Encoded:
+def encode(ctx: TutorContext, sentences: list[str]) -> Encoded:
     """Each sentence's tokens under the project model's tokenizer (in a worker)."""
     from tutor.core.tokenize import PROJECT, get_scheme
 
     try:
-        scheme = get_scheme(PROJECT, model_dir)
+        scheme = get_scheme(PROJECT, ctx.model_dir)
         return Encoded(sentences, [scheme.encode(sentence) for sentence in sentences])
     except (ValueError, OSError) as exc:
-        return Encoded(sentences, [], str(exc))
+        return Encoded(sentences, [], say(ctx, exc))
 
 
 class RowsDemo(Asking, Vertical):
@@ -81,8 +81,8 @@ class RowsDemo(Asking, Vertical):
         self.call_after_refresh(self._ask)
 
     def _ask(self) -> None:
-        sentences, model_dir = list(self.asked), tutor_context(self).model_dir
-        self.ask(lambda: encode(model_dir, sentences), self._encoded)
+        sentences, ctx = list(self.asked), tutor_context(self)
+        self.ask(lambda: encode(ctx, sentences), self._encoded)
 
     @on(Input.Submitted, "#own")
     def _add(self, event: Input.Submitted) -> None:

@@ -27,6 +27,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import TextField
@@ -59,8 +60,8 @@ class Tokenized:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    result: Tokenized | None  # None: refused, `error` says why
-    error: str
+    result: Tokenized | None  # None: refused, `refusal` says why
+    refusal: Exception | None
     per_char: float  # seconds per character it took (0.0 when refused: says nothing)
 
 
@@ -73,8 +74,8 @@ def tokenize(text: str, scheme_name: str) -> Answer:
         scheme = get_scheme(scheme_name)
         result = Tokenized(text, scheme_name, scheme.vocab_size, scheme.encode(text))
     except TokenizeError as exc:
-        return Answer(None, str(exc), 0.0)
-    return Answer(result, "", (time.perf_counter() - start) / max(len(text), 1))
+        return Answer(None, exc, 0.0)
+    return Answer(result, None, (time.perf_counter() - start) / max(len(text), 1))
 
 
 class TokenStrip(Asking, Vertical):
@@ -151,7 +152,9 @@ class TokenStrip(Asking, Vertical):
 
     def _answer(self, answer: Answer) -> None:
         self._learn(answer.result, answer.per_char)
-        self.result, self.error = answer.result, answer.error
+        refusal = answer.refusal
+        self.result = answer.result
+        self.error = "" if refusal is None else say(tutor_context(self), refusal)
         self._show()
 
     def _show(self) -> None:
