@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
+from textual.command import CommandInput
 from textual.widgets import Input
 
 from tests.tui.conftest import LESSON, page_with, settle
 from tutor.tui.app import TutorApp
+from tutor.tui.screens.help import key_lines
+from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip
 
@@ -55,3 +58,28 @@ async def test_the_token_strip_refuses_too_long_text_in_chinese(
         await settle(pilot)
         assert strip.result is None
         assert "100,001" in strip.error and "字符" in strip.error and "limit" not in strip.error
+
+
+async def test_the_palette_asks_and_offers_in_the_learners_language(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        field = app.screen.query_one(CommandInput)
+        assert field.placeholder == "搜索页面、课程或命令…"
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert titles == ["主题", "按键", "退出"]  # no English, no file-writing screenshot
+
+
+async def test_help_names_the_arrows_once(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.query_one(Heatmap).focus()
+        await settle(pilot)
+        lines = dict((description, keys) for keys, description in key_lines(app.screen))
+        assert lines["移动"] == "↑↓←→"
+        assert lines["课程"] == "h/esc"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
@@ -31,6 +31,7 @@ from tutor.tui.store import ProgressStore, StoreError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from concurrent.futures import Future
 
     from tutor.content.models import Lesson
@@ -310,6 +311,30 @@ class TutorApp(App[None]):
         self.resume()
 
     # keys --------------------------------------------------------------------
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, asking in the learner's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            placeholder = t("palette.placeholder", self.lang)
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette's own commands, in the learner's language. Textual's key panel is
+        not offered (it shows binding descriptions untranslated): "Keys" opens the help,
+        which lists this screen's keys in words."""
+        yield SystemCommand(
+            t("palette.theme", self.lang),
+            t("palette.theme_help", self.lang),
+            self.action_toggle_theme,
+        )
+        yield SystemCommand(
+            t("palette.keys", self.lang), t("palette.keys_help", self.lang), self.action_help
+        )
+        yield SystemCommand(
+            t("palette.quit", self.lang), t("palette.quit_help", self.lang), self.action_quit
+        )
 
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
