@@ -21,6 +21,9 @@ are not taken for negations. Answers are graded up to MAX_CHARS characters.
 
 from __future__ import annotations
 
+import ast
+import math
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -120,9 +123,7 @@ def rubric_for(lesson: Lesson, item_id: str) -> Rubric:
     summary = _summary(lesson)
     misconceptions = summary.misconceptions if summary is not None else []
     if item_id == SUMMARY and summary is not None:
-        return Rubric(
-            lesson=lesson.id, item=item_id, claims=summary.rubric, misconceptions=misconceptions
-        )
+        return summary_rubric(lesson.id, summary)
     for page in lesson.pages:
         for question in getattr(page.front, "questions", []):
             if question.id == item_id and question.type == "text":
@@ -135,6 +136,16 @@ def rubric_for(lesson: Lesson, item_id: str) -> Rubric:
     raise UnknownItem(
         f"{item_id!r} is not a text question or the summary of lesson {lesson.id!r} "
         f"(gradable items: {items})"
+    )
+
+
+def summary_rubric(lesson_id: str, summary: Summary) -> Rubric:
+    """The summary form's rubric: all its claims and misconceptions."""
+    return Rubric(
+        lesson=lesson_id,
+        item=SUMMARY,
+        claims=summary.rubric,
+        misconceptions=summary.misconceptions,
     )
 
 
@@ -198,8 +209,9 @@ Span = tuple[int, int]
 
 # Length-preserving folding, so that spans in the folded text quote the learner's own text:
 # full-width ASCII to ASCII, curly apostrophes to ', ASCII case, hyphens to spaces.
-_FOLD = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-_FOLD |= {0x3000: " ", ord("’"): "'", ord("‘"): "'", ord("-"): " ", ord("_"): " "}
+_WIDTH_FOLD: dict[int, int | str] = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+_WIDTH_FOLD[0x3000] = " "
+_FOLD = _WIDTH_FOLD | {ord("’"): "'", ord("‘"): "'", ord("-"): " ", ord("_"): " "}
 _FOLD |= {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 # A clause ends at these; a "." only when it is not a decimal point.
@@ -519,3 +531,70 @@ def _distinct(choices: list[list[Span]]) -> list[Span] | None:
         return False
 
     return chosen if pick(0) else None
+
+
+# numeric answers -------------------------------------------------------------------------
+
+MAX_NUMBER_CHARS = 100
+_NUMBER_FOLD = {ord("×"): "*", ord("·"): "*", ord("÷"): "/", ord("−"): "-", ord("^"): "**"}
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_ROOT = re.compile(r"√\s*(\d+(?:\.\d*)?|pi|e)")
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: math.pow,
+}
+_NAMES = {"pi": math.pi, "e": math.e}
+
+
+def read_number(text: str) -> float | None:
+    """A number as people type it: `1.41`, `248,320`, `√2`, `sqrt(2)`, `2**0.5`, `2^0.5`.
+
+    Arithmetic (+ - * / ** and sqrt) is evaluated on a parsed tree, never with eval; None
+    for anything else, for more than MAX_NUMBER_CHARS characters, or a result that is not
+    a finite real number (`9**9**9`, `sqrt(-1)`).
+    """
+    cleaned = text.translate(_WIDTH_FOLD).strip()
+    if not cleaned or len(cleaned) > MAX_NUMBER_CHARS:
+        return None
+    cleaned = _THOUSANDS.sub("", cleaned.translate(_NUMBER_FOLD))
+    cleaned = re.sub(r"(?<=\d)[\s_]+(?=\d)", "", cleaned)  # 248 320, 248_320
+    cleaned = _ROOT.sub(r"sqrt(\1)", cleaned.replace("π", "pi")).replace("√(", "sqrt(")
+    try:
+        value = _evaluate(ast.parse(cleaned, mode="eval").body)
+    except (SyntaxError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
+        return None
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _evaluate(node: ast.expr) -> float | None:
+    if isinstance(node, ast.Constant):
+        kind = type(node.value)
+        return float(node.value) if kind in (int, float) else None
+    if isinstance(node, ast.Name):
+        return _NAMES.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _evaluate(node.operand)
+        if value is None:
+            return None
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _evaluate(node.left), _evaluate(node.right)
+        if left is None or right is None:
+            return None
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt":
+        if len(node.args) != 1 or node.keywords:
+            return None
+        value = _evaluate(node.args[0])
+        return None if value is None else math.sqrt(value)
+    return None
+
+
+def shown_number(value: float, tolerance: float) -> str:
+    """A number at the precision the question asks for: tolerance 0.01 shows 1.41."""
+    if tolerance <= 0 or tolerance >= 1:
+        return f"{value:,g}" if tolerance <= 0 else f"{value:,.0f}"
+    return f"{value:,.{math.ceil(-math.log10(tolerance) - 1e-9)}f}"

@@ -30,7 +30,7 @@ from tutor.tui.store import ProgressStore, StoreError, open_in_background
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from tutor.content.models import Lesson, RubricClaim
+    from tutor.content.models import Lesson
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -216,15 +216,6 @@ class TutorApp(App[None]):
             if needed is not None and not self.lesson_state(needed).done:
                 locked_by.append(needed.title)
         return LessonState(seen, len(numbers), locked_by)
-
-    def rubric_claims(self, lesson: Lesson) -> dict[str, RubricClaim]:
-        """Every rubric claim of the lesson's summary forms, for text questions to cite."""
-        claims: dict[str, RubricClaim] = {}
-        for page in lesson.pages:
-            summary = getattr(page.front, "summary", None)
-            if summary is not None:
-                claims.update({claim.id: claim for claim in summary.rubric})
-        return claims
 
     # navigation --------------------------------------------------------------
 
