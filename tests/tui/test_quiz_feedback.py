@@ -56,6 +56,7 @@ async def test_a_misconception_gets_its_correction_and_no_credit(
         assert "误解：ID 大的 token 更重要" in reading
         assert "ID 的大小只记录它是第几个被合并进词表的" in reading
         assert "✓ 提到了：ID 只是行号" not in reading
+        assert "✗ 「ID 只是行号」被你写的误解「ID 大的 token 更重要」抵消" in reading
 
 
 async def test_the_learner_marks_the_reference_claims_they_covered_and_it_is_kept(

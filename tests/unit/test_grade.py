@@ -169,6 +169,7 @@ def test_a_misconception_anywhere_withdraws_the_claims_it_denies(summary_rubric:
     assert [m.id for m in both.matched] == [BIG]
     row = next(claim for claim in both.claims if claim.id == ROW)
     assert not row.met and row.denied and row.evidence == "ID 只是行号"
+    assert row.contradicted_by == BIG
 
 
 def test_a_negated_claim_is_reported_with_the_clause_that_denies_it(
@@ -205,6 +206,7 @@ def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> 
         "met": True,
         "evidence": "ID 只是行号",
         "denied": False,
+        "contradicted_by": "",
     }
     assert {"id", "matched"} <= set(dumped["misconceptions"][0])
     assert [c["id"] for c in dumped["claims"]] == [c.id for c in summary_rubric.claims]

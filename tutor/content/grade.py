@@ -72,6 +72,8 @@ class ClaimVerdict(BaseModel):
     """The clause that asserts the claim; when not met, the clause that denied it, if any."""
     denied: bool = False
     """Mentioned, but negated or contradicted by a misconception (see `evidence`)."""
+    contradicted_by: str = ""
+    """The misconception, stated in the answer, that withdrew this claim."""
 
 
 class MisconceptionVerdict(BaseModel):
@@ -178,23 +180,34 @@ def grade(rubric: Rubric, text: str) -> Grade:
     for claim in rubric.claims:
         rivals = contradicted_by.get(claim.id, [])
         hits = answer.find(_matchers(claim))
-        blocked = {
-            hit.clause
+        blocking = {  # clause -> a misconception stated or quoted in it that denies the claim
+            hit.clause: rival
             for rival in rivals
             for hit in found.get(rival, [])
             if hit.polarity in ("asserted", "mentioned")
         }
-        asserted = [h for h in hits if h.polarity == "asserted" and h.clause not in blocked]
         spoiler = next((m for m in rivals if m in asserted_anywhere), None)
-        if asserted and spoiler is None:
-            claims.append(ClaimVerdict(id=claim.id, met=True, evidence=asserted[0].quote))
-            continue
-        denial = next((h for h in hits if h.polarity != "mentioned"), None)
-        if denial is not None:
-            claims.append(ClaimVerdict(id=claim.id, met=False, evidence=denial.quote))
-            claims[-1].denied = True
+        asserted = [h for h in hits if h.polarity == "asserted"]
+        credited = [h for h in asserted if h.clause not in blocking]
+        if credited and spoiler is None:
+            claims.append(ClaimVerdict(id=claim.id, met=True, evidence=credited[0].quote))
+        elif asserted:
+            rival = spoiler or blocking[asserted[0].clause]
+            claims.append(
+                ClaimVerdict(
+                    id=claim.id,
+                    met=False,
+                    evidence=asserted[0].quote,
+                    denied=True,
+                    contradicted_by=rival,
+                )
+            )
         else:
-            claims.append(ClaimVerdict(id=claim.id, met=False))
+            denial = next((h for h in hits if h.polarity == "denied"), None)
+            evidence = denial.quote if denial else ""
+            claims.append(
+                ClaimVerdict(id=claim.id, met=False, evidence=evidence, denied=bool(denial))
+            )
     return Grade(claims=claims, misconceptions=misconceptions, truncated=truncated)
 
 

@@ -197,9 +197,11 @@ class QuizQuestion(Vertical):
             if n in chosen and n in wanted:
                 lines.append((f"✓ {self._option(choice)}", "$text-success"))
             elif n in chosen:
-                lines.append((ctx.t("quiz.wrong_pick", option=self._option(choice)), "bold"))
+                line = ctx.t("quiz.wrong_pick", option=self._option(choice))
+                lines.append((line, "bold $text-error"))
             elif n in wanted:
-                lines.append((ctx.t("quiz.missed", option=self._option(choice)), "bold"))
+                line = ctx.t("quiz.missed", option=self._option(choice))
+                lines.append((line, "bold $text-warning"))
             else:
                 lines.append((f"· {self._option(choice)}", "dim"))
         return correct, lines

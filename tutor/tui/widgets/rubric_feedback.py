@@ -83,6 +83,12 @@ class RubricFeedback(Vertical):
             claim = self._claim_text(self.rubric.claim(verdict.id))
             if verdict.met:
                 lines.append((ctx.t("quiz.covered", claim=claim), "$text-success"))
+            elif verdict.contradicted_by:
+                name, _correction = self._misconception_text(
+                    self.rubric.misconception(verdict.contradicted_by)
+                )
+                said = ctx.t("quiz.contradicted", evidence=verdict.evidence, name=name, claim=claim)
+                lines.append((said, "bold"))
             elif verdict.denied:
                 lines.append((ctx.t("quiz.denied", evidence=verdict.evidence, claim=claim), "bold"))
             else:
