@@ -49,7 +49,7 @@ def test_an_answer_file_of_100000_characters_is_graded_to_the_limit(
     assert main(["--lang", "en", "grade", "embedding", "summary", "--file", str(answer)]) == 0
     out = capsys.readouterr().out
     assert "✓ id-is-row: A token ID is only a row number" in out
-    assert "1 / 6 · Only the first 20,000 characters were graded" in out
+    assert "1 / 6 · Only the first 10,000 characters were graded" in out
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ import ast
 import math
 import operator
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -37,7 +38,7 @@ from tutor.content.models import Misconception, QuizFront, RubricClaim, Summary,
 if TYPE_CHECKING:
     from tutor.content.models import Lesson
 
-MAX_CHARS = 20_000
+MAX_CHARS = 10_000  # a summary is a few paragraphs; the reference is ~700
 LIMIT_NOTE = (
     f"Only the first {MAX_CHARS:,} characters were graded; a rubric answer is a few "
     "paragraphs, so shorten it to be graded whole."
@@ -363,8 +364,9 @@ class _Answer:
         self.text = text
         self.folded = text.translate(_FOLD)
         self.clauses = list(self._clauses())
+        self._starts = [clause.start for clause in self.clauses]
         self.quoted = [match.span() for match in _QUOTED.finditer(self.folded)]
-        self._cues_found = False
+        self._words: dict[re.Pattern[str], dict[int, list[Span]]] = {}
 
     def _clauses(self) -> Iterator[_Clause]:
         start = 0
@@ -375,39 +377,57 @@ class _Answer:
         if self.folded[start:].strip():
             yield _Clause(start, len(self.folded))
 
+    def _occurrences(self, pattern: re.Pattern[str]) -> dict[int, list[Span]]:
+        """Where a synonym set's words occur, by clause: one pass over the whole answer."""
+        if pattern not in self._words:
+            by_clause: dict[int, list[Span]] = {}
+            for match in pattern.finditer(self.folded):
+                number = bisect_right(self._starts, match.start()) - 1
+                if number >= 0 and match.end() <= self.clauses[number].end:
+                    by_clause.setdefault(number, []).append(match.span())
+            self._words[pattern] = by_clause
+        return self._words[pattern]
+
     def find(self, matchers: tuple[_Matcher, ...], *, quotes_mention: bool = False) -> list[_Hit]:
         """Every clause where one of the phrases appears, with how it appears there; with
         `quotes_mention`, words inside quotes are mentioned, not asserted."""
-        self._find_cues()
+        best: dict[int, Polarity] = {}
+        for matcher in matchers:
+            by_set = [self._occurrences(pattern) for pattern in matcher.sets]
+            candidates = set(by_set[0]).intersection(*by_set[1:])
+            for number in candidates:
+                occurrences = [spans[number] for spans in by_set]
+                polarity = self._polarity(number, occurrences, quotes_mention)
+                if polarity is not None and _RANK[polarity] > _RANK.get(best.get(number), -1):
+                    best[number] = polarity
         hits = []
-        for number, clause in enumerate(self.clauses):
-            best: Polarity | None = None
-            for matcher in matchers:
-                polarity = self._polarity(clause, matcher, quotes_mention)
-                if polarity is not None and _RANK[polarity] > _RANK.get(best, -1):
-                    best = polarity
-            if best == "asserted" and self._denied_by_next(number):
-                best = "denied"
-            if best is not None:
-                hits.append(_Hit(number, best, self._quote(clause)))
+        for number in sorted(best):
+            polarity = best[number]
+            if polarity == "asserted" and self._denied_by_next(number):
+                polarity = "denied"
+            hits.append(_Hit(number, polarity, self._quote(self.clauses[number])))
         return hits
 
+    def _cued(self, number: int) -> _Clause:
+        """The clause with its negations found (jieba is slow: only clauses that need it)."""
+        clause = self.clauses[number]
+        if clause.negations is None:
+            _find_cues(self.folded, clause)
+        return clause
+
     def _denied_by_next(self, number: int) -> bool:
-        return number + 1 < len(self.clauses) and self.clauses[number + 1].bare_denial
+        return number + 1 < len(self.clauses) and self._cued(number + 1).bare_denial
 
     def _quote(self, clause: _Clause, limit: int = 80) -> str:
         text = self.text[clause.start : clause.end].strip()
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def _polarity(
-        self, clause: _Clause, matcher: _Matcher, quotes_mention: bool
+        self, number: int, occurrences: list[list[Span]], quotes_mention: bool
     ) -> Polarity | None:
-        occurrences = [
-            [m.span() for m in pattern.finditer(self.folded, clause.start, clause.end)]
-            for pattern in matcher.sets
-        ]
-        if not all(occurrences) or _distinct(occurrences) is None:
+        if _distinct(occurrences) is None:
             return None
+        clause = self._cued(number)
         words = [span for spans in occurrences for span in spans]
         assert clause.negations is not None and clause.denials is not None
         if any(not _inside(cue, words) for cue in clause.denials):
@@ -432,13 +452,6 @@ class _Answer:
         assert clause.turns is not None
         end = min((turn for turn in clause.turns if turn >= cue[1]), default=clause.end)
         return (cue[0], end)  # from the cue itself: 随 in 不随 is negated
-
-    def _find_cues(self) -> None:
-        if self._cues_found:
-            return
-        self._cues_found = True
-        for clause in self.clauses:
-            _find_cues(self.folded, clause)
 
 
 _RANK: dict[Polarity | None, int] = {"mentioned": 0, "denied": 1, "asserted": 2}
