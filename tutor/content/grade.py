@@ -212,7 +212,7 @@ def grade(rubric: Rubric, text: str) -> Grade:
     return Grade(claims=claims, misconceptions=misconceptions, truncated=truncated)
 
 
-def _first(hits: list[_Hit], polarity: str) -> str:
+def _first(hits: list[_Hit], polarity: Polarity) -> str:
     return next((hit.quote for hit in hits if hit.polarity == polarity), "")
 
 
@@ -237,18 +237,8 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # Chinese: a jieba token that starts with one of these negates what follows it …
 _NEGATING_START = "不没未别莫勿"
 _NEGATING_ZH = {
-    "并非",
-    "非",
-    "而非",
-    "无法",
-    "毫无",
-    "从未",
-    "从不",
-    "绝不",
-    "无须",
-    "无需",
-    "并不",
-}
+    "并非", "非", "而非", "无法", "毫无", "从未", "从不", "绝不", "无须", "无需", "并不",
+}  # fmt: skip
 # … unless it is one of these words, which only look negative.
 _NOT_NEGATING_ZH = (
     "不同", "不断", "不仅", "不但", "不过", "不少", "不久", "不管", "不论", "不只", "不止",
