@@ -194,3 +194,26 @@ async def test_other_numeric_input_is_judged_or_refused_safely(
         numeric.query_one("#answer", Input).value = typed
         await submit(pilot, numeric)
         assert says in numeric.plain_text()
+
+
+async def test_feedback_speaks_english_in_the_english_interface(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0], lang="en")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        multiple = question_of(app, "multiple")
+        choices = multiple.question.choices
+        boxes = list(multiple.query(Checkbox))
+        boxes[next(n for n, c in enumerate(choices) if not c.correct)].value = True
+        await submit(pilot, multiple)
+        reading = multiple.plain_text()
+        assert "✗ wrong pick: " in reading and "○ missed: " in reading
+
+        question = await answer_text(
+            pilot, app, "An ID is not a row number. Bigger IDs matter more."
+        )
+        reading = question.plain_text()
+        assert "✗ “An ID is not a row number” denies: A token ID is only a row number" in reading
+        assert "⚠ Misconception: A token with a bigger ID matters more" in reading
+        assert "Self-check: tick the reference claims" in reading
