@@ -9,9 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
 from tutor.content.problems import Problem
 from tutor.content.widgets import WidgetConfig
@@ -147,14 +154,16 @@ def phrase_sets(phrase: str) -> list[list[str]]:
     return [[word.strip() for word in part.split("|")] for part in phrase.split("+")]
 
 
-def _check_phrases(phrases: list[str]) -> list[str]:
-    for phrase in phrases:
-        if any(not word for words in phrase_sets(phrase) for word in words):
-            raise ValueError(
-                f"phrase {phrase!r} has an empty word: write `a|b + c|d` "
-                "(| between synonyms, + between parts that must all appear)"
-            )
-    return phrases
+def _check_phrase(phrase: str) -> str:
+    if any(not word for words in phrase_sets(phrase) for word in words):
+        raise ValueError(
+            f"phrase {phrase!r} has an empty word: write `a|b + c|d` "
+            "(| between synonyms, + between parts that must all appear)"
+        )
+    return phrase
+
+
+Phrase = Annotated[str, AfterValidator(_check_phrase)]
 
 
 class RubricClaim(ContentModel):
@@ -167,10 +176,8 @@ class RubricClaim(ContentModel):
     id: str
     claim_zh: str
     claim_en: str
-    phrases_zh: list[str] = Field(min_length=1)
-    phrases_en: list[str] = Field(min_length=1)
-
-    _phrases = field_validator("phrases_zh", "phrases_en")(_check_phrases)
+    phrases_zh: list[Phrase] = Field(min_length=1)
+    phrases_en: list[Phrase] = Field(min_length=1)
 
 
 class Misconception(ContentModel):
@@ -180,13 +187,11 @@ class Misconception(ContentModel):
     id: str
     name_zh: str
     name_en: str
-    phrases_zh: list[str] = Field(min_length=1)
-    phrases_en: list[str] = Field(min_length=1)
+    phrases_zh: list[Phrase] = Field(min_length=1)
+    phrases_en: list[Phrase] = Field(min_length=1)
     contradicts: list[str] = []
     correction_zh: str
     correction_en: str
-
-    _phrases = field_validator("phrases_zh", "phrases_en")(_check_phrases)
 
 
 class Summary(ContentModel):
