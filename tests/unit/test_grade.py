@@ -8,6 +8,9 @@ it contradicts.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from pydantic import ValidationError
 
@@ -278,3 +281,22 @@ def test_phrases_and_contradictions_are_checked_when_the_lesson_loads() -> None:
             misconceptions=[wrong],
             reference="r",
         )
+
+
+def test_jieba_is_loaded_only_when_a_chinese_clause_needs_it() -> None:
+    """Opening the quiz (importing the grader) or grading English costs no jieba (~1 s)."""
+    probe = (
+        "import sys\n"
+        "from tutor.content import load_lessons\n"
+        "from tutor.content.grade import grade, rubric_for\n"
+        "from tutor.core.paths import content_dir\n"
+        "rubric = rubric_for(load_lessons(content_dir()).lesson('embedding'), 'summary')\n"
+        "grade(rubric, 'An ID is not a row number; it is only an index.')\n"
+        "print('jieba' in sys.modules)\n"
+        "grade(rubric, 'ID 不是行号')\n"
+        "print('jieba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+    assert done.stderr == ""  # jieba's "Building prefix dict" must not reach the TUI's stderr
