@@ -25,6 +25,7 @@ import ast
 import math
 import operator
 import re
+import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -498,7 +499,12 @@ def _segment(text: str) -> list[tuple[str, int, int]]:
     """jieba's words with their offsets; jieba only where a negation could be."""
     if not any(char in text for char in "不没未别莫勿非无从绝并错误以其然如假要若当看"):
         return []
-    return list(_jieba().tokenize(text))
+    with _JIEBA_LOCK:  # two graders at once (quiz and summary) load it once
+        tokenizer = _jieba()
+    return list(tokenizer.tokenize(text))
+
+
+_JIEBA_LOCK = threading.Lock()
 
 
 @cache
