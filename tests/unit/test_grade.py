@@ -104,6 +104,11 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("ID 相近的词意思不一定相近", set(), set()),
     ("分词器不是可以随时换的", set(), set()),
     ("表里的数不是随机初始化的", set(), set()),
+    ("ID 不只是行号，它还代表重要性。", set(), set()),
+    ("没有人会说 ID 只是行号。", set(), set()),
+    ("one-hot 乘表并不等于查表", set(), set()),
+    ("ID 绝对不是行号", set(), set()),
+    ("ID 从来都只是行号", {ROW}, set()),
     # English
     (
         "A token ID is just an index. Multiplying a one-hot vector by the table picks out "
@@ -114,6 +119,8 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
         set(),
     ),
     ("An ID is not a row number", set(), set()),
+    ("An ID is not just a row number.", set(), set()),
+    ("An ID isn't a quantity but a row number.", {ROW}, set()),
     ("An ID is just a row number, not a quantity", {ROW}, set()),
     ("The embedding table is learnable", {LEARNED}, set()),
     ("Embeddings are trained with gradient descent", {LEARNED}, set()),

@@ -237,13 +237,13 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 # Chinese: a jieba token that starts with one of these negates what follows it …
 _NEGATING_START = "不没未别莫勿"
-_NEGATING_ZH = {
+_NEGATING_ZH = (
     "并非", "非", "而非", "无法", "毫无", "从未", "从不", "绝不", "无须", "无需", "并不",
-}  # fmt: skip
+)  # fmt: skip
 # … unless it is one of these words, which only look negative.
 _NOT_NEGATING_ZH = (
-    "不同", "不断", "不仅", "不但", "不过", "不少", "不久", "不管", "不论", "不只", "不止",
-    "不光", "不错", "没错", "不得不", "不停", "未来", "不妨",
+    "不同", "不断", "不仅", "不但", "不过", "不少", "不久", "不管", "不论", "不光", "不错",
+    "没错", "不得不", "不停", "未来", "不妨",
 )  # fmt: skip
 # Words that deny the whole clause, wherever they stand (…是错的, 我以为…).
 _DENIAL_ZH = {
@@ -257,7 +257,7 @@ _REPORT_ZH = {"如果", "假如", "要是", "假设", "若", "当成", "当作",
 # clause: `查表和 one-hot 乘表不是一回事`.
 _RELATION_ZH = ("一回事", "一样", "相同", "等价", "一码事", "同一回事", "同一件事", "相等", "等于")
 # A turn ends a negation's scope: `ID 不是数值而是行号`.
-_TURN_ZH = {"而是", "而", "但", "但是", "却", "只是", "仅仅是", "其实", "然而", "而且"}
+_TURN_ZH = {"而是", "而", "但", "但是", "却", "其实", "然而", "而且"}
 # What a bare denial may hold besides the denial itself.
 _FILLER_ZH = {
     "这", "那", "这个", "那个", "这种", "这样", "那样", "说法", "想法", "看法", "是", "的", "了",
@@ -479,11 +479,10 @@ def _find_cues(folded: str, clause: _Clause) -> None:
                 reports.append((start, end))
             elif word in _TURN_ZH:
                 turns.append(start)
-            elif not word.startswith(_NOT_NEGATING_ZH) and (
-                word[0] in _NEGATING_START or word in _NEGATING_ZH
-            ):
+            elif _negating(word):
+                rest = word.lstrip("并不没未别莫勿非无从绝是")
                 relation = any(
-                    after.lstrip().startswith(_RELATION_ZH) for after in (word[1:], text[end:])
+                    after.lstrip().startswith(_RELATION_ZH) for after in (rest, text[end:])
                 )
                 (denials if relation else negations).append((start, end))
             elif word not in _FILLER_ZH:
@@ -493,6 +492,13 @@ def _find_cues(folded: str, clause: _Clause) -> None:
     clause.reports = [(clause.start + a, clause.start + b) for a, b in reports]
     clause.turns = sorted(clause.start + turn for turn in turns)
     clause.bare_denial = bool(negations or denials) and leftover == 0
+
+
+def _negating(word: str) -> bool:
+    """不是, 没有, 不随, 并不等于 …, but not 不同, 不断, 不仅."""
+    if word.startswith(_NOT_NEGATING_ZH):
+        return False
+    return word[0] in _NEGATING_START or word.startswith(_NEGATING_ZH)
 
 
 def _segment(text: str) -> list[tuple[str, int, int]]:
