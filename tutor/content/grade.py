@@ -273,6 +273,10 @@ _DENIAL_EN = re.compile(
     r"|used to (?:think|believe))(?![a-z])"
 )
 _REPORT_EN = re.compile(r"(?<![a-z])(?:if|suppose|supposing|would|as though|treat\w*)(?![a-z])")
+# Past beliefs (以前觉得…, 之前我一直认为…) and crossed-out marks deny a clause too.
+_DENIAL_MARKS = re.compile(
+    r"(?:之前|以前|曾经|原来|原先|过去|本来)我?(?:一直)?(?:都)?(?:觉得|认为|相信|以为)|[✗✘❌]"
+)
 _RELATION_EN = re.compile(r"(?:(?<![a-z])not|n't)\s+(?:the same|equivalent|equal|identical)")
 _TURN_EN = re.compile(r"(?<![a-z])(?:but|rather|instead|whereas|although|though)(?![a-z])")
 _FILLER_EN = {
@@ -460,6 +464,7 @@ def _find_cues(folded: str, clause: _Clause) -> None:
         negations.append(match.span())
     denials += [match.span() for match in _DENIAL_EN.finditer(text)]
     denials += [match.span() for match in _RELATION_EN.finditer(text)]
+    denials += [match.span() for match in _DENIAL_MARKS.finditer(text)]
     reports += [match.span() for match in _REPORT_EN.finditer(text)]
     turns += [match.start() for match in _TURN_EN.finditer(text)]
     leftover += sum(
