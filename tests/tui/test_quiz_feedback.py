@@ -101,15 +101,18 @@ async def test_the_summary_is_graded_on_meaning_with_a_self_check(
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         editor = app.screen.query_one(SummaryEditor)
-        first, last = editor.summary.sections[0], editor.summary.sections[-1]
+        first, second = editor.summary.sections[:2]
+        fixed = next(s for s in editor.summary.sections if s.lists_misconceptions)
         editor.query_one(f"#section-{first.id}", TextArea).text = WRONG
-        editor.query_one(f"#section-{last.id}", TextArea).text = "分词器可以随时换成别的"
+        editor.query_one(f"#section-{second.id}", TextArea).text = "分词器可以随时换成别的"
+        editor.query_one(f"#section-{fixed.id}", TextArea).text = "ID 越大的 token 越重要"
         await settle(pilot)
         editor.query_one("#submit-summary", Button).press()
         await settle(pilot)
         reading = editor.plain_text()
         assert "覆盖了 0 / 6 个要点" in reading
         assert "误解：分词器可以随时换" in reading
+        assert "误解：ID 大的 token 更重要" not in reading  # named as corrected, not held
         boxes = list(editor.query("#self-check Checkbox").results(Checkbox))
         assert len(boxes) == 6
         boxes[-1].value = True

@@ -23,6 +23,7 @@ from tutor.content.grade import (
     gradable_items,
     grade,
     rubric_for,
+    summary_answer,
 )
 from tutor.content.models import Misconception, RubricClaim, Summary
 from tutor.core.paths import content_dir
@@ -220,6 +221,20 @@ def test_misconceptions_in_quotes_or_a_conditional_are_mentioned_not_stated(
     assert grade(summary_rubric, mentioned).matched == []
     stated = "训练会改 ID"
     assert [m.id for m in grade(summary_rubric, stated).matched] == [RETRAIN]
+
+
+def test_a_summary_section_of_corrected_misconceptions_names_them_without_holding_them(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    fixed = next(section.id for section in summary.sections if section.lists_misconceptions)
+    other = next(section.id for section in summary.sections if not section.lists_misconceptions)
+    listed = "ID 越大的 token 越重要\n训练会改 ID\n\nID 只是行号"
+    named = grade(summary_rubric, summary_answer(summary, {fixed: listed}))
+    assert named.matched == [] and [claim.id for claim in named.met] == [ROW]
+    held = grade(summary_rubric, summary_answer(summary, {other: listed}))
+    assert {m.id for m in held.matched} == {BIG, RETRAIN}
+    assert held.met == []
 
 
 def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> None:

@@ -153,6 +153,19 @@ def summary_rubric(lesson_id: str, summary: Summary) -> Rubric:
     )
 
 
+def summary_answer(summary: Summary, texts: dict[str, str]) -> str:
+    """A learner's summary as one answer to grade. In a section that lists misconceptions
+    (`lists_misconceptions`), each line is quoted, so that "ID 大的 token 更重要" written
+    under 纠正了的误解 is taken as named, not held; its claims still count."""
+    parts = []
+    for section in summary.sections:
+        text = texts.get(section.id, "")
+        if section.lists_misconceptions:
+            text = "\n".join(f"「{line}」" if line.strip() else line for line in text.split("\n"))
+        parts.append(text)
+    return "\n".join(parts)
+
+
 def _summary(lesson: Lesson) -> Summary | None:
     return next(
         (page.front.summary for page in lesson.pages if getattr(page.front, "summary", None)),

@@ -145,6 +145,9 @@ class SummarySection(ContentModel):
     id: str
     title_zh: str
     title_en: str
+    lists_misconceptions: bool = False
+    """Its text names misconceptions the learner corrected: the grader takes what is
+    written there as mentioned, not held."""
 
 
 def phrase_sets(phrase: str) -> list[list[str]]:

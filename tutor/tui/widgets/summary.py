@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Button, Markdown, Static, TextArea
 
-from tutor.content.grade import Grade, summary_rubric
+from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
@@ -128,7 +128,8 @@ class SummaryEditor(Vertical):
         self._grade()
 
     def _grade(self) -> None:
-        self.query_one(RubricFeedback).grade("\n".join(self.texts().values()), record=False)
+        answer = summary_answer(self.summary, self.texts())
+        self.query_one(RubricFeedback).grade(answer, record=False)
 
     def on_rubric_feedback_graded(self, message: RubricFeedback.Graded) -> None:
         self.result = message.result
