@@ -20,7 +20,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 
 from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
-from tutor.tui.widgets.rubric_feedback import RubricFeedback
+from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
     from tutor.content.grade import Rubric
@@ -153,10 +153,7 @@ class QuizQuestion(Vertical):
 
     def _show(self, lines: list[tuple[str, str]]) -> None:
         self.feedback = lines
-        parts: list[str | tuple[str, str]] = []
-        for text, style in lines:
-            parts += [(text, style), "\n"]
-        self.query_one("#feedback", Static).update(Content.assemble(*parts[:-1]))
+        self.query_one("#feedback", Static).update(styled_lines(lines))
 
     def _verdict(self, correct: bool, partly: bool = False) -> tuple[str, str]:
         ctx = tutor_context(self)

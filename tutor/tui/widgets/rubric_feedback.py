@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from tutor.content.models import Misconception, RubricClaim
 
 
+def styled_lines(lines: list[tuple[str, str]]) -> Content:
+    """Feedback lines, each with its style, as one Content."""
+    parts: list[str | tuple[str, str]] = []
+    for text, style in lines:
+        parts += [(text, style), "\n"]
+    return Content.assemble(*parts[:-1])
+
+
 class RubricFeedback(Vertical):
     DEFAULT_CSS = """
     RubricFeedback { height: auto; display: none; }
@@ -135,10 +143,7 @@ class RubricFeedback(Vertical):
 
     def _show(self, lines: list[tuple[str, str]]) -> None:
         self.lines = lines
-        parts: list[str | tuple[str, str]] = []
-        for text, style in lines:
-            parts += [(text, style), "\n"]
-        self.query_one("#findings", Static).update(Content.assemble(*parts[:-1]))
+        self.query_one("#findings", Static).update(styled_lines(lines))
 
     def plain_text(self) -> str:
         lines = [text for text, _style in self.lines]
