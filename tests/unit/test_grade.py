@@ -311,7 +311,7 @@ def test_phrases_and_contradictions_are_checked_when_the_lesson_loads() -> None:
 
 
 def test_jieba_is_loaded_only_when_a_chinese_clause_needs_it() -> None:
-    """Opening the quiz (importing the grader) or grading English costs no jieba (~1 s)."""
+    """Opening the quiz (importing the grader) or grading English costs no jieba (~0.3 s)."""
     probe = (
         "import sys\n"
         "from tutor.content import load_lessons\n"

@@ -15,15 +15,17 @@ clause that asserts it:
 Misconceptions are found the same way; one written inside quotes (「…」) is mentioned, not
 asserted, so a summary can name the misconceptions it corrected.
 
-Chinese words are segmented with jieba (loaded on first need, ~1 s) so that 不同, 不断, 不仅
-are not taken for negations. Answers are graded up to MAX_CHARS characters.
+Chinese words are segmented with jieba (its cue words only, loaded on first need) so that
+不同, 不断, 不仅 are not taken for negations. Answers are graded up to MAX_CHARS characters.
 """
 
 from __future__ import annotations
 
 import ast
+import binascii
 import math
 import operator
+import os
 import re
 import threading
 from bisect import bisect_right
@@ -272,11 +274,12 @@ _RELATION_ZH = ("一回事", "一样", "相同", "等价", "一码事", "同一�
 # A turn ends a negation's scope: `ID 不是数值而是行号`.
 _TURN_ZH = {"而是", "而", "但", "但是", "却", "其实", "然而", "而且"}
 # What a bare denial may hold besides the denial itself.
-_FILLER_ZH = {
+_FILLER_WORDS_ZH = (
     "这", "那", "这个", "那个", "这种", "这样", "那样", "说法", "想法", "看法", "是", "的", "了",
     "其实", "当然", "完全", "根本", "并", "也", "就", "可", "吗", "呢", "啊", "如此", "正确",
     "对", "成立", "真的", "样", "这是", "个",
-}  # fmt: skip
+)  # fmt: skip
+_FILLER_ZH = re.compile("|".join(sorted(_FILLER_WORDS_ZH, key=len, reverse=True)))
 _NEGATION_EN = re.compile(
     r"(?<![a-z])(?:not(?! only)|no(?! matter)|never|cannot|neither|nor|none|nothing|without"
     r"|[a-z]+n't)(?![a-z])"
@@ -467,49 +470,41 @@ _RANK: dict[Polarity | None, int] = {"mentioned": 0, "denied": 1, "asserted": 2}
 
 def _find_cues(folded: str, clause: _Clause) -> None:
     """The clause's negations, whole-clause denials and turns, in folded-text offsets."""
-    negations: list[Span] = []
-    denials: list[Span] = []
-    reports: list[Span] = []
-    turns: list[int] = []
-    leftover = 0  # words that are neither cues nor filler: a bare denial has none
     text = folded[clause.start : clause.end]
-    for match in _NEGATION_EN.finditer(text):
-        negations.append(match.span())
-    denials += [match.span() for match in _DENIAL_EN.finditer(text)]
-    denials += [match.span() for match in _RELATION_EN.finditer(text)]
-    denials += [match.span() for match in _DENIAL_MARKS.finditer(text)]
-    reports += [match.span() for match in _REPORT_EN.finditer(text)]
-    turns += [match.start() for match in _TURN_EN.finditer(text)]
-    leftover += sum(
-        1
-        for match in _ASCII_WORD.finditer(text)
-        if match[0] not in _FILLER_EN
-        and not _overlaps(match.span(), negations + denials)
-        and not match[0].endswith("n't")
-    )
-    if _CJK.search(text):
-        for word, start, end in _segment(text):
-            if word.isspace() or not _CJK.search(word):
-                continue
-            if word in _DENIAL_ZH:
-                denials.append((start, end))
-            elif word in _REPORT_ZH:
-                reports.append((start, end))
-            elif word in _TURN_ZH:
-                turns.append(start)
-            elif _negating(word):
-                rest = word.lstrip("并不没未别莫勿非无从绝是")
-                relation = any(
-                    after.lstrip().startswith(_RELATION_ZH) for after in (rest, text[end:])
-                )
-                (denials if relation else negations).append((start, end))
-            elif word not in _FILLER_ZH:
-                leftover += 1
+    negations = [match.span() for match in _NEGATION_EN.finditer(text)]
+    denials = [
+        match.span()
+        for pattern in (_DENIAL_EN, _RELATION_EN, _DENIAL_MARKS)
+        for match in pattern.finditer(text)
+    ]
+    reports = [match.span() for match in _REPORT_EN.finditer(text)]
+    turns = [match.start() for match in _TURN_EN.finditer(text)]
+    for word, start, end in _segment(text):
+        if word in _DENIAL_ZH:
+            denials.append((start, end))
+        elif word in _REPORT_ZH:
+            reports.append((start, end))
+        elif word in _TURN_ZH:
+            turns.append(start)
+        elif _negating(word):
+            rest = word.lstrip("并不没未别莫勿非无从绝是")
+            relation = any(after.lstrip().startswith(_RELATION_ZH) for after in (rest, text[end:]))
+            (denials if relation else negations).append((start, end))
     clause.negations = [(clause.start + a, clause.start + b) for a, b in negations]
     clause.denials = [(clause.start + a, clause.start + b) for a, b in denials]
     clause.reports = [(clause.start + a, clause.start + b) for a, b in reports]
     clause.turns = sorted(clause.start + turn for turn in turns)
-    clause.bare_denial = bool(negations or denials) and leftover == 0
+    clause.bare_denial = bool(negations or denials) and _says_nothing_else(
+        text, negations + denials
+    )
+
+
+def _says_nothing_else(text: str, cues: list[Span]) -> bool:
+    """Only cues and filler (这是错的, that's wrong): a denial of the clause before."""
+    for start, end in cues:
+        text = text[:start] + " " * (end - start) + text[end:]
+    words = [word for word in _ASCII_WORD.findall(text) if word not in _FILLER_EN]
+    return not words and not _CJK.search(_FILLER_ZH.sub("", text))
 
 
 def _negating(word: str) -> bool:
@@ -520,35 +515,50 @@ def _negating(word: str) -> bool:
 
 
 def _segment(text: str) -> list[tuple[str, int, int]]:
-    """jieba's words with their offsets; jieba only where a negation could be."""
-    if not any(char in text for char in "不没未别莫勿非无从绝并错误以其然如假要若当看"):
+    """jieba's Chinese words with their offsets, only where a negation could be."""
+    if not _CJK.search(text) or not any(char in text for char in _CUE_CHARS):
         return []
     with _JIEBA_LOCK:  # two graders at once (quiz and summary) load it once
         tokenizer = _jieba()
-    return list(tokenizer.tokenize(text))
+    return [(w, a, b) for w, a, b in tokenizer.tokenize(text, HMM=False) if _CJK.search(w)]
 
 
+# Only words holding one of these characters can be cues; jieba loads just those words of
+# its dictionary (~20,000 of 349,000 words): measured 0.35 s and +8 MB to load, against
+# 2.9 s and +65 MB for the whole dictionary, on the same sentences.
+_CUE_CHARS = frozenset("不没未别莫勿非无从绝并错误以如假要若当看而但却其然迷")
 _JIEBA_LOCK = threading.Lock()
 
 
 @cache
 def _jieba():  # type: ignore[no-untyped-def]
-    """jieba, quiet (it logs to stderr, where the TUI draws), caching its dictionary in the
-    tutor's cache folder."""
+    """jieba on the cue words of its dictionary, quiet (it logs to stderr, where the TUI
+    draws), with its files in the tutor's cache folder (the system temp folder if that
+    cannot be written)."""
     import logging
+    import tempfile
+    from pathlib import Path
 
     import jieba
 
     from tutor.content.cache import default_cache_dir
 
     jieba.setLogLevel(logging.ERROR)
-    tokenizer = jieba.Tokenizer()
     folder = default_cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tokenizer.tmp_dir = str(folder)
     except OSError:
-        pass  # jieba then caches in the system temp folder
+        folder = Path(tempfile.gettempdir())
+    cues = "".join(sorted(_CUE_CHARS))
+    small = folder / f"jieba-{jieba.__version__}-{binascii.crc32(cues.encode()):08x}.txt"
+    if not small.exists():
+        source = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8")
+        kept = [line for line in source.splitlines() if _CUE_CHARS.intersection(line.split()[0])]
+        partial = small.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        os.replace(partial, small)  # atomic: two sessions may build it at once
+    tokenizer = jieba.Tokenizer(dictionary=str(small))
+    tokenizer.tmp_dir = str(folder)
     tokenizer.initialize()
     return tokenizer
 
