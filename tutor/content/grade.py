@@ -551,13 +551,16 @@ def _jieba():  # type: ignore[no-untyped-def]
         folder = Path(tempfile.gettempdir())
     cues = "".join(sorted(_CUE_CHARS))
     small = folder / f"jieba-{jieba.__version__}-{binascii.crc32(cues.encode()):08x}.txt"
-    if not small.exists():
-        source = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8")
-        kept = [line for line in source.splitlines() if _CUE_CHARS.intersection(line.split()[0])]
-        partial = small.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
-        os.replace(partial, small)  # atomic: two sessions may build it at once
-    tokenizer = jieba.Tokenizer(dictionary=str(small))
+    try:
+        if not small.exists():
+            source = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8")
+            kept = [line for line in source.splitlines() if _CUE_CHARS.intersection(line.split()[0])]
+            partial = small.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
+            os.replace(partial, small)  # atomic: two sessions may build it at once
+        tokenizer = jieba.Tokenizer(dictionary=str(small))
+    except OSError:  # nowhere to write it: the whole dictionary segments the same
+        tokenizer = jieba.Tokenizer()
     tokenizer.tmp_dir = str(folder)
     tokenizer.initialize()
     return tokenizer
