@@ -554,7 +554,8 @@ def _jieba():  # type: ignore[no-untyped-def]
     try:
         if not small.exists():
             source = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8")
-            kept = [line for line in source.splitlines() if _CUE_CHARS.intersection(line.split()[0])]
+            lines = source.splitlines()
+            kept = [line for line in lines if _CUE_CHARS.intersection(line.split()[0])]
             partial = small.with_suffix(f".{os.getpid()}.tmp")
             partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
             os.replace(partial, small)  # atomic: two sessions may build it at once
