@@ -22,7 +22,9 @@ from tutor.content.grade import (
     UnknownItem,
     gradable_items,
     grade,
+    read_number,
     rubric_for,
+    shown_number,
     summary_answer,
 )
 from tutor.content.models import Misconception, RubricClaim, Summary
@@ -327,3 +329,41 @@ def test_jieba_is_loaded_only_when_a_chinese_clause_needs_it() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
     assert done.stderr == ""  # jieba's "Building prefix dict" must not reach the TUI's stderr
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("1.41", 1.41),
+        ("√2", 2**0.5),
+        ("√ 2", 2**0.5),
+        ("√(1+1)", 2**0.5),
+        ("sqrt(2)", 2**0.5),
+        ("2**0.5", 2**0.5),
+        ("2^0.5", 2**0.5),
+        ("248,320", 248_320),
+        ("248 320", 248_320),
+        ("2.5e5", 250_000),
+        ("-3", -3),
+        ("１．４１", 1.41),
+        ("2×3÷4", 1.5),
+        ("π", 3.141592653589793),
+    ],
+)
+def test_numbers_are_read_as_people_write_them(typed: str, value: float) -> None:
+    assert read_number(typed) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["", "abc", "1,41", "__import__('os')", "(1).real", "9**9**9", "1/0", "sqrt(-1)", "1" * 101],
+)
+def test_anything_else_is_not_a_number(typed: str) -> None:
+    assert read_number(typed) is None
+
+
+def test_a_number_is_shown_at_the_question_s_precision() -> None:
+    assert shown_number(2**0.5, 0.01) == "1.41"
+    assert shown_number(1.414, 0.005) == "1.414"
+    assert shown_number(248_320, 0) == "248,320"
+    assert shown_number(3.7, 1) == "4"
