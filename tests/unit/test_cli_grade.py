@@ -34,9 +34,10 @@ def test_json_names_every_claim_and_misconception(capsys: pytest.CaptureFixture[
 def test_a_misconception_is_answered_with_its_correction(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["grade", "embedding", "summary", "--text", "训练会改 ID"]) == 0
+    assert main(["grade", "embedding", "summary", "--text", "训练会改 ID。ID 不是行号"]) == 0
     out = capsys.readouterr().out
     assert "! training-changes-ids: 训练会改 ID" in out
+    assert "否定：「ID 不是行号」" in out
     assert "→ ID 由分词器在训练前定死" in out
     assert out.rstrip().endswith("0 / 6")
 
@@ -50,6 +51,14 @@ def test_an_answer_file_of_100000_characters_is_graded_to_the_limit(
     out = capsys.readouterr().out
     assert "✓ id-is-row: A token ID is only a row number" in out
     assert "1 / 6 · Only the first 10,000 characters were graded" in out
+
+
+def test_a_claim_withdrawn_by_a_misconception_names_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "ID 只是行号。ID 越大越重要"
+    assert main(["--lang", "en", "grade", "embedding", "summary", "--text", text]) == 0
+    assert "    withdrawn by bigger-id-matters: 「ID 只是行号」" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -63,8 +63,11 @@ def run(args: argparse.Namespace) -> int:
         claim = rubric.claim(verdict.id)
         mark = "✓" if verdict.met else "✗"
         print(f"{mark} {verdict.id}: {claim.claim_zh if zh else claim.claim_en}")
-        if verdict.evidence:
-            said = ("否定或矛盾：" if zh else "denied: ") if verdict.denied else ""
+        if verdict.contradicted_by:
+            said = "被误解抵消" if zh else "withdrawn by"
+            print(f"    {said} {verdict.contradicted_by}: 「{verdict.evidence}」")
+        elif verdict.evidence:
+            said = ("否定：" if zh else "denied: ") if verdict.denied else ""
             print(f"    {said}「{verdict.evidence}」")
     for found in result.matched:
         misconception = rubric.misconception(found.id)
