@@ -19,6 +19,7 @@ _HANDLERS = {
     None: "app",
     "lesson": "app",
     "check": "check",
+    "grade": "grade",
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
@@ -69,6 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+
+    grade = sub.add_parser(
+        "grade", help="grade a free-text answer against a lesson's rubric (claims, misconceptions)"
+    )
+    grade.add_argument("lesson_id", metavar="LESSON")
+    grade.add_argument("item", metavar="ITEM", help="a text question's id, or `summary`")
+    answer = grade.add_mutually_exclusive_group(required=True)
+    answer.add_argument("--text", metavar="TEXT", help="the answer")
+    answer.add_argument("--file", type=Path, metavar="FILE", help="the answer, from a UTF-8 file")
+    grade.add_argument("--json", action="store_true")
 
     tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
     tok.add_argument("text", metavar="TEXT")

@@ -92,6 +92,14 @@ def check_ssh(r: dict) -> None:
     assert level["server_rss_mb"] > level["server_pss_mb"] > 0
 
 
+def check_grade(r: dict) -> None:
+    assert positive(r["first_grade_with_jieba_load_s"])
+    assert set(r["by_answer_chars"]) == {"300", "2000"}
+    for figures in r["by_answer_chars"].values():
+        assert figures["n"] == 2 and positive(figures["median_ms"])
+        assert figures["claims_met"] == 4 and figures["truncated"] is False
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -99,6 +107,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "search": check_search,
     "train": check_train,
     "ssh": check_ssh,
+    "grade": check_grade,
 }
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: self_checks
 DB_FILENAME = "progress.sqlite3"
 BUSY_TIMEOUT_MS = 5000
 
@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS summaries (
 CREATE TABLE IF NOT EXISTS summary_submissions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     learner TEXT NOT NULL, lesson TEXT NOT NULL, sections TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS self_checks (
+    learner TEXT NOT NULL, lesson TEXT NOT NULL, item TEXT NOT NULL,
+    claims TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (learner, lesson, item)
 );
 """
 
@@ -274,6 +279,25 @@ class ProgressStore:
             (self.learner, lesson),
         ).fetchone()
         return row is not None
+
+    # self-check ------------------------------------------------------------
+
+    def save_self_check(self, lesson: str, item: str, claims: list[str]) -> None:
+        """The reference claims the learner says their answer to `item` covers."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (learner, lesson, item) DO UPDATE "
+                "SET claims = excluded.claims, at = excluded.at",
+                (self.learner, lesson, item, json.dumps(claims), time.time()),
+            )
+
+    def self_check(self, lesson: str, item: str) -> list[str]:
+        row = self._db.execute(
+            "SELECT claims FROM self_checks WHERE learner = ? AND lesson = ? AND item = ?",
+            (self.learner, lesson, item),
+        ).fetchone()
+        return json.loads(row[0]) if row else []
 
 
 def open_in_background(
