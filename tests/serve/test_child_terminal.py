@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.serve.conftest import child_pids_of, wait_until
-from tutor.serve.session import ChildTerminal
+from tutor.serve.child import ChildTerminal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -9,8 +9,8 @@ import pytest
 
 from tutor.serve.identity import GUEST, Identity, KeyPolicy, parse_authorized_keys
 from tutor.serve.limits import RateLimiter, SessionCaps
+from tutor.serve.child import child_environment
 from tutor.serve.session import (
-    child_environment,
     exit_status,
     fit_size,
     format_duration,

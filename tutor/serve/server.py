@@ -10,10 +10,11 @@ from pathlib import Path
 
 import asyncssh
 
+from tutor.serve.child import ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
 from tutor.serve.limits import RateLimiter, SessionCaps
-from tutor.serve.session import ChildTerminal, TutorSession, format_duration
+from tutor.serve.session import TutorSession, format_duration
 
 _STOP_GRACE_SECONDS = 5.0
 
