@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -58,6 +60,31 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         await asyncio.sleep(0.05)
+
+
+async def start_cli(
+    data: Path, *options: str, preexec_fn: Callable[[], object] | None = None
+) -> tuple[subprocess.Popen[str], int, str]:
+    """`tutor serve --open` in its own process; (process, port, host key fingerprint)."""
+    command = [sys.executable, "-m", "tutor", *APP_ARGS, "serve", "--open", "--port", "0"]
+    proc = subprocess.Popen(
+        [*command, "--data-dir", str(data), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=preexec_fn,
+    )
+    assert proc.stdout is not None
+    lines = []
+    while len(lines) < 6:
+        line = await asyncio.to_thread(proc.stdout.readline)
+        assert line, f"tutor serve ended early: {proc.wait()} {proc.stderr.read()}"  # type: ignore[union-attr]
+        lines.append(line)
+    banner = "".join(lines)
+    port = int(re.search(r"listening on 127\.0\.0\.1 port (\d+), this machine only", banner)[1])  # type: ignore[index]
+    assert f"learners connect with: ssh -p {port} 127.0.0.1" in banner
+    fingerprint = re.search(r"host key fingerprint: (SHA256:\S+)", banner)[1]  # type: ignore[index]
+    return proc, port, fingerprint
 
 
 async def assert_no_children(server: TutorServer) -> None:

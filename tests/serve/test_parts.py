@@ -7,9 +7,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from tutor.serve.child import child_environment
 from tutor.serve.identity import GUEST, Identity, KeyPolicy, parse_authorized_keys
 from tutor.serve.limits import RateLimiter, SessionCaps
-from tutor.serve.child import child_environment
 from tutor.serve.session import (
     exit_status,
     fit_size,
