@@ -15,16 +15,23 @@ from tutor.serve.child import MAX_PENDING, ChildTerminal
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # prints its terminal size at start and on every SIGWINCH, as a Textual app would redraw
+# prints its terminal size at start and on every SIGWINCH, as a Textual app would redraw;
+# the signal is waited for, not handled, so a report never interrupts the one before
 REPORTS_SIZE = """
-import os, signal, sys, time
-def report(*_):
+import os, signal, sys, threading
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGWINCH})
+def report():
     cols, rows = os.get_terminal_size(0)
     print(f"size {cols}x{rows} ctty={os.tcgetpgrp(0) == os.getpid()}", flush=True)
-signal.signal(signal.SIGWINCH, report)
+def wait_for_bye():
+    for line in sys.stdin:
+        if line.strip() == "bye":
+            os._exit(3)
+threading.Thread(target=wait_for_bye, daemon=True).start()
 report()
-for line in sys.stdin:
-    if line.strip() == "bye":
-        sys.exit(3)
+while True:
+    signal.sigwait({signal.SIGWINCH})
+    report()
 """
 
 IGNORES_HANGUP = """

@@ -122,3 +122,24 @@ def test_small_helpers() -> None:
     assert exit_status(0) == 0 and exit_status(3) == 3 and exit_status(-9) == 137
     assert loggable("xterm\nsession end learner=x") == "xterm_session_end_learner=x"
     assert loggable("") == "-"
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {"NO_COLOR": "\x1b]0;owned\x07", "COLORTERM": "truecolor\x1b[2J"},
+        {"NO_COLOR": "1" * 200_000, "COLORTERM": "truecolor" * 20_000},
+        {"NO_COLOR": "yes please, no colour at all", "COLORTERM": "24bit "},
+    ],
+)
+def test_client_colour_variables_must_be_short_and_printable(
+    sent: dict[str, str], tmp_path: Path
+) -> None:
+    env = child_environment("xterm-256color", sent, tmp_path, Identity("SHA256:x"))
+    assert "NO_COLOR" not in env and "COLORTERM" not in env
+
+
+def test_client_colour_variables_that_are_kept(tmp_path: Path) -> None:
+    sent = {"NO_COLOR": "", "COLORTERM": "24bit"}
+    env = child_environment("xterm-256color", sent, tmp_path, Identity("SHA256:x"))
+    assert env["NO_COLOR"] == "" and env["COLORTERM"] == "24bit"

@@ -234,7 +234,7 @@ async def test_one_log_line_per_session_start_and_end(
     assert await term.closed() == 0
     lines = [r.getMessage() for r in caplog.records if r.name == "tutor.serve"]
     fingerprint = keys["bob"].get_fingerprint("sha256")
-    assert len(lines) == 2, lines
+    assert len(lines) == 2, "\n".join(lines)
     start, end = lines
     assert start.startswith(f"session start learner={fingerprint} ip=127.0.0.1 ")
     assert " term=xterm-256color size=90x30 client=SSH-2.0-AsyncSSH_" in start

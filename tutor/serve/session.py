@@ -20,7 +20,7 @@ from tutor.serve.child import ChildTerminal, child_argv, child_environment
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
-    from tutor.serve.server import TutorServer
+    from tutor.serve.server import TutorServer, _Connection
 
 # Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
 # 1006/1015/1016 encodings), focus events, bracketed paste, in-band resize, the kitty
@@ -72,8 +72,16 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
     refused, so an SSH login can never run anything but the tutor.
     """
 
-    def __init__(self, server: TutorServer, identity: Identity, ip: str, client: str) -> None:
+    def __init__(
+        self,
+        server: TutorServer,
+        connection: _Connection,
+        identity: Identity,
+        ip: str,
+        client: str,
+    ) -> None:
         self._server = server
+        self._connection = connection
         self.identity = identity
         self.ip = ip
         self._client = client
@@ -121,7 +129,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             )
             self._refuse("no-pty")
             return
-        refusal = self._server.caps.acquire(self.identity)
+        refusal = self._server.caps.acquire(self.identity, self._connection, self.ip)
         if refusal is not None:
             self._write_line(refusal.message)
             self._refuse(refusal.reason)
@@ -129,12 +137,13 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         try:
             self._spawn()
         except OSError as exc:
-            self._server.caps.release(self.identity)
+            self._release()
             self._server.log.error("session cannot start the tutor: %s", exc)
             self._write_line("The tutor could not start here; please tell the teacher.")
             self._refuse("spawn-failed")
             return
         self._server.sessions.add(self)
+        self._connection.session_began()
         self._started = self._last_input = time.monotonic()
         self._server.log.info(
             "session start learner=%s ip=%s term=%s size=%dx%d client=%s",
@@ -258,7 +267,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             if reason in ("quit", "app-exit"):
                 status = exit_status(code)
             self._remove_guest_dir()
-            self._server.caps.release(self.identity)
+            self._release()
             self._server.sessions.discard(self)
             self._server.log.info(
                 "session end learner=%s ip=%s size=%dx%d duration=%.1fs reason=%s status=%d",
@@ -279,6 +288,10 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
                 )
                 self._write_line(f"{message} {kept}")
             self._chan.exit(status)
+
+    def _release(self) -> None:
+        self._server.caps.release(self.identity, self._connection, self.ip)
+        self._connection.session_ended()
 
     def _remove_guest_dir(self) -> None:
         if self._guest_dir is not None:
