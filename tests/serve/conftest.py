@@ -106,13 +106,15 @@ class _GuestClient(asyncssh.SSHClient):
 
 
 async def connect(
-    port: int, key: asyncssh.SSHKey | None, username: str = "learner"
+    port: int, key: asyncssh.SSHKey | None, username: str = "learner", source: str = "127.0.0.1"
 ) -> asyncssh.SSHClientConnection:
-    """A client that uses exactly the key given (or none), nothing from ~/.ssh."""
+    """A client that uses exactly the key given (or none), nothing from ~/.ssh. `source`:
+    any 127.x.y.z address, so one test can be several clients."""
     conn, _ = await asyncssh.create_connection(
         _GuestClient,
         "127.0.0.1",
         port,
+        local_addr=(source, 0),
         username=username,
         client_keys=[key] if key is not None else None,
         known_hosts=None,
@@ -147,8 +149,11 @@ class Terminal:
         key: asyncssh.SSHKey | None,
         size: tuple[int, int] = (80, 24),
         env: dict[str, str] | None = None,
+        source: str = "127.0.0.1",
+        conn: asyncssh.SSHClientConnection | None = None,
     ) -> Terminal:
-        conn = await connect(port, key)
+        """A new session, on a new connection unless `conn` is given."""
+        conn = conn or await connect(port, key, source=source)
         process = await conn.create_process(
             term_type="xterm-256color", term_size=size, encoding=None, env=env or {}
         )
@@ -211,6 +216,7 @@ class Terminal:
         return self.process.exit_status
 
     async def hang_up(self) -> None:
+        """Close the connection (and with it every session on it)."""
         self._reader.cancel()
         self.conn.close()
         await self.conn.wait_closed()
@@ -250,3 +256,36 @@ async def serving(config: ServeConfig) -> AsyncIterator[TutorServer]:
     finally:
         await srv.stop()
     await assert_no_children(srv)
+
+
+class SilentFlood:
+    """Clients that connect and say nothing, each from its own 127.0.0.x address, and
+    connect again as soon as the server closes them: a flood that never lets up."""
+
+    def __init__(self, port: int, addresses: int, first: int = 10) -> None:
+        self.port = port
+        self.connects = 0
+        self._tasks = [
+            asyncio.create_task(self._one(f"127.0.{n // 250}.{n % 250 + 1}"))
+            for n in range(first, first + addresses)
+        ]
+
+    async def _one(self, source: str) -> None:
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", self.port, local_addr=(source, 0)
+                )
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            self.connects += 1
+            try:
+                await reader.read()  # until the server closes it
+            finally:
+                writer.close()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

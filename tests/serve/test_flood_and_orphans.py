@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import signal
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, child_pids_of, start_cli, wait_until
+from tests.serve.conftest import SilentFlood, Terminal, child_pids_of, start_cli, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,3 +94,29 @@ async def test_tutors_die_with_a_killed_server_that_ignored_hangup(
     )
     for term in terms:
         await term.hang_up()
+
+
+async def test_a_learner_gets_in_during_a_silent_flood_under_a_low_open_file_limit(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    """160 open files: the caps shrink to fit, the flood's silent connections make way,
+    and nothing is logged per refused connection."""
+    proc, port, _ = await start_cli(
+        tmp_path, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (160, 160))
+    )
+    flood = SilentFlood(port, addresses=300)
+    try:
+        await wait_until(lambda: flood.connects >= 250, "the flood to be under way")
+        term = await Terminal.open(port, keys["alice"], source="127.0.0.2")
+        await term.wait_for(*HOME_WORDS)
+        assert flood.connects >= 250
+        term.press("q")
+        assert await term.closed() == 0
+    finally:
+        await flood.stop()
+        proc.terminate()
+        await asyncio.to_thread(proc.wait, 30)
+    log = proc.stderr.read()  # type: ignore[union-attr]
+    assert "Traceback" not in log
+    assert "the open-file limit (160) fits only 17 connections and 17 sessions" in log
+    assert len(log.splitlines()) < 30, log

@@ -66,15 +66,18 @@ class ConnectionCaps:
     """Open connections, in total and per client address, counted from the moment of
     accept (before authentication), so silent connections cannot pile up unseen.
 
-    Connections are kept oldest first, so the server can pick the one to give up when
-    the total is reached (see TutorServer).
+    When the total is reached, a silent connection may make way for a new one
+    (make_way); addresses whose connections were closed for silence before go first.
     """
 
     def __init__(self, max_total: int, max_per_address: int) -> None:
         self.max_total = max_total
         self.max_per_address = max_per_address
-        self.open: dict[Hashable, str] = {}
+        self.open: dict[Hashable, str] = {}  # oldest first
         self._per_address: Counter[str] = Counter()
+        # silent connections closed, per address: a flooder's addresses collect them,
+        # a learner's do not (bounded like RateLimiter's table)
+        self._strikes: Counter[str] = Counter()
 
     def admit(self, connection: Hashable, ip: str) -> Refusal | None:
         """Count a new connection in, or say why not (the message reaches the client)."""
@@ -92,6 +95,25 @@ class ConnectionCaps:
             )
         self.open[connection] = ip
         self._per_address[ip] += 1
+        return None
+
+    def make_way(self, is_silent: Callable[[Hashable], bool]) -> Hashable | None:
+        """Release and return the connection to close so that a new one fits: a silent
+        one, from the address with the most strikes, oldest first; None if none is silent.
+
+        Oldest first alone is not enough: a flood that reconnects at once pushes a
+        learner's new connection out before its first words arrive.
+        """
+        ranked = sorted(
+            enumerate(self.open.items()), key=lambda item: (-self._strikes[item[1][1]], item[0])
+        )
+        for _, (connection, ip) in ranked:
+            if is_silent(connection):
+                self._strikes[ip] += 1
+                if len(self._strikes) > 4096:
+                    self._strikes = Counter(dict(self._strikes.most_common(2048)))
+                self.release(connection)
+                return connection
         return None
 
     def release(self, connection: Hashable) -> None:
@@ -181,7 +203,12 @@ def _decrement(counter: Counter[Hashable], key: Hashable) -> None:
 # what the server needs besides connections and sessions: stdio, the event loop, the
 # listeners, files it opens for a moment (host key, authorized keys, logs)
 FD_RESERVE = 32
-FDS_PER_SESSION = 2  # the pty's master end and the pidfd that reaps the child
+# connections accepted in one turn of the event loop (the listen backlog); refused ones
+# are closed two turns later, so three batches may be open on top of the admitted ones
+ACCEPT_BATCH = 20
+# the pty's master end and the pidfd that reaps the child, plus the pty's other end while
+# the child starts
+FDS_PER_SESSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +222,7 @@ class FdBudget:
 
 def needed_fds(max_connections: int, max_sessions: int) -> int:
     """The open-file limit (`LimitNOFILE`) that fits these caps."""
-    return FD_RESERVE + max_connections + FDS_PER_SESSION * max_sessions + 1
+    return FD_RESERVE + 3 * ACCEPT_BATCH + max_connections + FDS_PER_SESSION * max_sessions
 
 
 def fit_to_fd_limit(max_connections: int, max_sessions: int) -> FdBudget:
@@ -210,7 +237,7 @@ def fit_to_fd_limit(max_connections: int, max_sessions: int) -> FdBudget:
             soft = raised
     if soft == resource.RLIM_INFINITY or soft >= want:
         return FdBudget(max(soft, want), max_connections, max_sessions)
-    room = max(soft - FD_RESERVE - 1, 2)
+    room = max(soft - FD_RESERVE - 3 * ACCEPT_BATCH, 2)
     # every session needs its connection too; keep at least as many connections as sessions
     sessions = min(max_sessions, room // (FDS_PER_SESSION + 1))
     sessions = max(sessions, 1)

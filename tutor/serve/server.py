@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import select
 import shutil
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from tutor.serve.child import ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
 from tutor.serve.limits import (
+    ACCEPT_BATCH,
     ConnectionCaps,
     RateLimiter,
     Refusal,
@@ -26,6 +28,7 @@ from tutor.serve.limits import (
 from tutor.serve.session import TutorSession, format_duration
 
 _STOP_GRACE_SECONDS = 5.0
+CHANNEL_WINDOW = 256 * 1024
 # a refused client still reads why, but holds its socket no longer than this
 _REFUSED_LOGIN_SECONDS = 10.0
 # repeated log lines (refusals in a flood, EMFILE) are written at most this often
@@ -101,8 +104,16 @@ class _Connection(asyncssh.SSHServer):
 
     @property
     def silent(self) -> bool:
-        """Not a word from the client yet, not even its SSH version: the first to go."""
-        return self._conn is not None and not self._conn.get_extra_info("client_version")
+        """Not a word from the client yet, not even its SSH version, nor a byte waiting
+        to be read: the first to go. (A learner's client speaks at once.)"""
+        if self._conn is None or self._conn.get_extra_info("client_version"):
+            return False
+        sock = self._conn.get_extra_info("socket")
+        if sock is None:
+            return False
+        waiting = select.poll()
+        waiting.register(sock.fileno(), select.POLLIN)
+        return not waiting.poll(0)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -131,8 +142,8 @@ class _Connection(asyncssh.SSHServer):
         self._login_timer = loop.call_later(login_timeout, self._login_expired, login_timeout)
 
     def evict(self) -> None:
-        """Make room for a new connection: this one never said a word."""
-        self._server.connection_caps.release(self)
+        """Closed to make room for a new connection (the caps released it already): this
+        one never said a word."""
         self._counted = False
         self._server.throttled.info("evicted", "connection closed ip=%s reason=silent", self._ip)
         self._end(
@@ -286,17 +297,16 @@ class TutorServer:
         self.port = config.port
 
     def admit(self, connection: _Connection, ip: str) -> Refusal | None:
-        """Count a new connection in; when the server is full, the oldest connection that
-        has not said a word makes room (a flood of silent connects cannot lock learners
-        out, whose clients speak at once)."""
+        """Count a new connection in; when the server is full, a connection that has not
+        said a word makes room (a flood of silent connects cannot lock learners out, whose
+        clients speak at once)."""
         refusal = self.connection_caps.admit(connection, ip)
         if refusal is not None and refusal.reason == "server-busy":
-            oldest_silent = next(
-                (c for c in self.connection_caps.open if isinstance(c, _Connection) and c.silent),
-                None,
+            silent = self.connection_caps.make_way(
+                lambda other: isinstance(other, _Connection) and other.silent
             )
-            if oldest_silent is not None:
-                oldest_silent.evict()
+            if isinstance(silent, _Connection):
+                silent.evict()
                 refusal = self.connection_caps.admit(connection, ip)
         return refusal
 
@@ -321,6 +331,7 @@ class TutorServer:
             lambda: _Connection(self),
             self.config.host,
             self.config.port,
+            backlog=ACCEPT_BATCH,
             server_host_keys=[self.host_key],
             encoding=None,
             line_editor=False,
@@ -331,6 +342,8 @@ class TutorServer:
             kbdint_auth=self.config.open,
             gss_host=None,
             login_timeout=0,
+            # what one session's input may queue in the server while its tutor is busy
+            window=CHANNEL_WINDOW,
             keepalive_interval=30,
             keepalive_count_max=3,
         )
