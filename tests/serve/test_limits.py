@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
@@ -205,13 +206,15 @@ async def test_silent_connections_make_way_when_the_server_is_full(
 
 
 async def test_a_login_that_opens_no_session_is_closed(
-    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
     config = make_config(tmp_path, session_open_timeout=1.0)
     async with serving(config) as server:
         conn = await connect(server.port, keys["alice"])
         await asyncio.wait_for(conn.wait_closed(), 10)
         await wait_until(lambda: not server.connections, "the connection to be forgotten")
+        assert "connection closed ip=127.0.0.1 reason=no-session" in caplog.text
         # a connection whose sessions have ended gets the same time again
         term = await Terminal.open(server.port, keys["alice"])
         await term.wait_for(*HOME_WORDS)
