@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
@@ -28,6 +28,7 @@ from tutor.tui.palette import LessonPages
 from tutor.tui.store import ProgressStore, StoreError, open_in_background
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from concurrent.futures import Future
 
     from tutor.content.models import Lesson, RubricClaim
@@ -282,6 +283,22 @@ class TutorApp(App[None]):
             self.open_lesson(position.lesson, position.page)
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
+
+    # the lesson and nothing outside it ---------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands except "Screenshot", which writes an SVG into the
+        account's Downloads folder: over SSH that is the server's disk, filled by anyone
+        pressing Enter. Local learners lose it too: their terminal takes screenshots
+        already, and the tutor writes nothing but progress anywhere."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Never start a browser (over SSH it would start on the server): show the address
+        for the learner to open themselves."""
+        self.notify(t("link.outside", self.lang, url=url), timeout=10)
 
     # keys --------------------------------------------------------------------
 

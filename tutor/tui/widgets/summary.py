@@ -67,6 +67,8 @@ class SummaryEditor(Vertical):
         yield Markdown(
             f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
             id="reference",
+            # a click would run the server's browser in a served session
+            open_links=False,
         )
 
     def on_mount(self) -> None:
