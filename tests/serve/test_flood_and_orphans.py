@@ -118,5 +118,5 @@ async def test_a_learner_gets_in_during_a_silent_flood_under_a_low_open_file_lim
         await asyncio.to_thread(proc.wait, 30)
     log = proc.stderr.read()  # type: ignore[union-attr]
     assert "Traceback" not in log
-    assert "the open-file limit (160) fits only 17 connections and 17 sessions" in log
+    assert "the open-file limit (160) fits only 16 connections and 13 sessions" in log
     assert len(log.splitlines()) < 30, log

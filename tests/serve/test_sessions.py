@@ -161,6 +161,7 @@ async def test_child_environment_is_clean(
         "TUTOR_REMOTE": "1",
         "PYTHONPATH": env["PYTHONPATH"],
         "OMP_NUM_THREADS": "1",
+        "TUTOR_CRASH_FD": "3",
     }
     assert (Path(env["PYTHONPATH"]) / "tutor" / "serve").is_dir()
     # the pty is the child's controlling terminal, and the child leads its own session

@@ -22,6 +22,7 @@ import termios
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES
 from tutor.serve.identity import Identity
 
 MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -45,6 +46,8 @@ MAX_PENDING = 1024 * 1024
 # (SIGHUP ignored under nohup kept children looping on a dead pty)
 _RESETTABLE_SIGNALS = signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}
 _PR_SET_PDEATHSIG = 1
+# the child's end of the pipe its crash report comes down (tutor.crash)
+CRASH_FD = 3
 
 
 def child_argv(app_args: Sequence[str], learner_id: str) -> list[str]:
@@ -82,6 +85,7 @@ def child_environment(
         "PYTHONPATH": str(package_parent),
         # many learners share the cores: one numeric thread per session
         "OMP_NUM_THREADS": "1",
+        CRASH_FD_VARIABLE: str(CRASH_FD),
     }
     for name, allowed in _CLIENT_COLOUR_VARS.items():
         value = client_env.get(name)
@@ -99,7 +103,9 @@ class ChildTerminal:
 
     posix_spawn with setsid opens the pty slave as the new session leader, which makes it
     the controlling terminal, so window-size changes on the master raise SIGWINCH in the
-    app. The child is reaped through a pidfd, without a SIGCHLD handler.
+    app. The child is reaped through a pidfd, without a SIGCHLD handler. A crash report,
+    if the child writes one, arrives on a pipe (fd 3 in the child) and is kept in
+    `crash_report`.
     """
 
     def __init__(
@@ -121,7 +127,9 @@ class ChildTerminal:
         self.dropped = 0  # input bytes beyond MAX_PENDING, thrown away
         self.returncode: int | None = None
         self.exited: asyncio.Future[int] = self._loop.create_future()
+        self.crash_report = bytearray()
         self.master, slave = os.openpty()
+        self._crash_pipe, crash_end = os.pipe()
         try:
             termios.tcsetwinsize(self.master, (size[1], size[0]))
             self.pid = os.posix_spawn(
@@ -132,6 +140,7 @@ class ChildTerminal:
                     (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
                     (os.POSIX_SPAWN_DUP2, 0, 1),
                     (os.POSIX_SPAWN_DUP2, 0, 2),
+                    (os.POSIX_SPAWN_DUP2, crash_end, CRASH_FD),
                 ],
                 setsid=True,
                 setsigdef=_RESETTABLE_SIGNALS,
@@ -139,18 +148,23 @@ class ChildTerminal:
             )
         except BaseException:
             os.close(self.master)
+            os.close(self._crash_pipe)
             raise
         finally:
             os.close(slave)
+            os.close(crash_end)
         os.set_blocking(self.master, False)
+        os.set_blocking(self._crash_pipe, False)
         try:
             self._pidfd = os.pidfd_open(self.pid)
         except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
             self._signal(signal.SIGKILL)
             os.waitpid(self.pid, 0)
             os.close(self.master)
+            os.close(self._crash_pipe)
             raise
         self._loop.add_reader(self._pidfd, self._reap)
+        self._loop.add_reader(self._crash_pipe, self._read_crash_report)
         self.resume_output()
 
     @property
@@ -221,6 +235,14 @@ class ChildTerminal:
         else:
             self.pause_output()
 
+    def _read_crash_report(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            data = os.read(self._crash_pipe, 65536)
+            if data:
+                self.crash_report += data[: MAX_REPORT_BYTES - len(self.crash_report)]
+            else:  # the child closed its end (it exits)
+                self._loop.remove_reader(self._crash_pipe)
+
     def _drain(self) -> None:
         while True:
             try:
@@ -242,6 +264,11 @@ class ChildTerminal:
         self._pending.clear()
         self._drain()
         os.close(self.master)
+        self._loop.remove_reader(self._crash_pipe)
+        with contextlib.suppress(OSError):
+            while data := os.read(self._crash_pipe, 65536):
+                self.crash_report += data[: MAX_REPORT_BYTES - len(self.crash_report)]
+        os.close(self._crash_pipe)
         self.returncode = os.waitstatus_to_exitcode(status)
         self.exited.set_result(self.returncode)
         self._on_exit(self.returncode)

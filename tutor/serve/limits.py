@@ -206,9 +206,9 @@ FD_RESERVE = 32
 # connections accepted in one turn of the event loop (the listen backlog); refused ones
 # are closed two turns later, so three batches may be open on top of the admitted ones
 ACCEPT_BATCH = 20
-# the pty's master end and the pidfd that reaps the child, plus the pty's other end while
-# the child starts
-FDS_PER_SESSION = 3
+# the pty's master end, the pidfd that reaps the child and the pipe its crash report
+# comes down, plus the pty's other end while the child starts
+FDS_PER_SESSION = 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from tutor.crash import EXIT_CRASH
 from tutor.serve.child import ChildTerminal, child_argv, child_environment
 from tutor.serve.identity import Identity
 
@@ -225,7 +226,10 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
     def _child_exited(self, code: int) -> None:
         assert self._child is not None
         self._server.children.pop(self._child.pid, None)
-        self.close("quit" if code == 0 else "app-exit")
+        if code == 0:
+            self.close("quit")
+        else:
+            self.close("crash" if code == EXIT_CRASH or self._child.crash_report else "app-exit")
 
     def _check_idle(self) -> None:
         idle = self._server.config.idle_timeout
@@ -264,7 +268,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         if self._child is not None:
             code = await self._child.terminate()
             self._server.children.pop(self._child.pid, None)
-            if reason in ("quit", "app-exit"):
+            if reason in ("quit", "app-exit", "crash"):
                 status = exit_status(code)
             self._remove_guest_dir()
             self._release()
@@ -278,6 +282,15 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
                 reason,
                 status,
             )
+            if self._child.crash_report:
+                # the traceback the learner was spared, indented under its session
+                report = self._child.crash_report.decode(errors="replace").rstrip()
+                self._server.log.error(
+                    "session crash learner=%s ip=%s\n%s",
+                    self.identity.learner_id,
+                    self.ip,
+                    "\n".join("    " + line for line in report.splitlines()),
+                )
         if self._channel_open and self._chan is not None:
             self._chan.write(RESET_SEQUENCE)
             if message is not None:

@@ -106,6 +106,7 @@ class TutorApp(App[None]):
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
+        self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
 
@@ -283,6 +284,12 @@ class TutorApp(App[None]):
             self.open_lesson(position.lesson, position.page)
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
+
+    def _fatal_error(self) -> None:
+        """A bug ends the app without Textual's traceback, which would show a remote
+        learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
+        self.crashed = self.crashed or self._exception
+        self._close_messages_no_wait()
 
     # the lesson and nothing outside it ---------------------------------------
 
