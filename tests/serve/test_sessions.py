@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import asyncssh
 import pytest
 
 from tests.serve.conftest import Terminal, connect, wait_until
+from tutor.crash import EXIT_CRASH
 from tutor.serve.server import TutorServer
 from tutor.serve.session import RESET_SEQUENCE
 
@@ -264,3 +266,23 @@ async def test_server_stop_ends_sessions_with_a_message(
     assert "The tutor server is shutting down." in term.text
     await assert_no_children(server)
     assert os.listdir(tmp_path / "ssh") == ["ssh_host_ed25519_key"]
+
+
+async def test_a_crash_is_an_apology_for_the_learner_and_a_traceback_in_the_log(
+    reaped: TutorServer, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    term = await Terminal.open(reaped.port, keys["carol"], size=(1, 1))  # Textual fails at 1×1
+    assert await term.closed() == EXIT_CRASH
+    seen = term.raw.decode(errors="replace")
+    assert "Traceback" not in seen and 'File "' not in seen
+    flat = "".join(seen.split())
+    found = re.search(r"\(incident([0-9a-f]{8})\)", flat)
+    assert found and "Sorry:thetutorstopped" in flat and "Theserver'sloghasthedetails" in flat
+    lines = [r.getMessage() for r in caplog.records if r.name == "tutor.serve"]
+    end = next(line for line in lines if line.startswith("session end"))
+    assert end.endswith(f" reason=crash status={EXIT_CRASH}")
+    crash = next(line for line in lines if line.startswith("session crash"))
+    assert f"incident {found[1]}" in crash and "Traceback" in crash
+    # nothing was written in the data dir for it: the report went to the log
+    assert not (reaped.config.data_dir / "crashes").exists()

@@ -131,6 +131,7 @@ class TutorApp(App[None]):
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
+        store.on_write_error = self._write_failed
         self.ctx = TutorContext(self.lang, store, self.model_dir)
         self.content = LessonContent(self.content_root, default_cache_dir())
         if self.index.errors:
@@ -284,6 +285,11 @@ class TutorApp(App[None]):
             self.open_lesson(position.lesson, position.page)
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
+
+    def _write_failed(self, error: sqlite3.Error) -> None:
+        """A full disk or a broken progress file: the learner hears that the last change
+        was not saved and goes on; what was saved before stays saved."""
+        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
 
     def _fatal_error(self) -> None:
         """A bug ends the app without Textual's traceback, which would show a remote

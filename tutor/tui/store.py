@@ -14,9 +14,9 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +119,9 @@ class ProgressStore:
     def __init__(self, learner: str, data_dir: Path | None = None, *, guest: bool = False):
         self.learner = learner
         self.guest = guest
+        # told when a write fails (disk full, file broken): the app says so and goes on;
+        # without it, the error is raised as before
+        self.on_write_error: Callable[[sqlite3.Error], None] | None = None
         if guest:
             self.path: Path | None = None
             self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -149,17 +152,29 @@ class ProgressStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE takes the write lock up front, so two sessions queue, never clash."""
-        if not self._db.in_transaction:
-            self._db.execute("BEGIN IMMEDIATE")
+        """BEGIN IMMEDIATE takes the write lock up front, so two sessions queue, never clash.
+
+        A write that fails is rolled back whole and reported to on_write_error; what was
+        committed before stays.
+        """
         try:
-            yield self._db
-        except BaseException:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
-        if self._db.in_transaction:
-            self._db.execute("COMMIT")
+                self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self.on_write_error is None:
+                raise
+            with suppress(sqlite3.Error):
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            self.on_write_error(exc)
 
     def close(self) -> None:
         self._db.close()
