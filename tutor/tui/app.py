@@ -25,7 +25,7 @@ from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, open_in_background
+from tutor.tui.store import ProgressStore, StoreError, StoreLimitError, open_in_background
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -286,7 +286,7 @@ class TutorApp(App[None]):
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
 
-    def _write_failed(self, error: sqlite3.Error) -> None:
+    def _write_failed(self, error: sqlite3.Error | StoreLimitError) -> None:
         """A full disk or a broken progress file: the learner hears that the last change
         was not saved and goes on; what was saved before stays saved."""
         self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)

@@ -17,6 +17,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 
 from tutor.tui.context import tutor_context
 from tutor.tui.rubric import grade
+from tutor.tui.widgets.capped_text import CappedTextArea
 
 if TYPE_CHECKING:
     from tutor.content.models import Question, RubricClaim
@@ -73,7 +74,7 @@ class QuizQuestion(Vertical):
             unit = f"({q.unit})" if q.unit else ""
             yield Input(placeholder=ctx.t("quiz.numeric_prompt", unit=unit), id="answer")
         else:
-            yield TextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
+            yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
         yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
         yield Static(id="feedback")
 

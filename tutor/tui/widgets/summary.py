@@ -19,6 +19,7 @@ from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.tui.context import tutor_context
 from tutor.tui.rubric import RubricResult, grade
+from tutor.tui.widgets.capped_text import CappedTextArea
 
 if TYPE_CHECKING:
     from tutor.content.models import Summary
@@ -54,7 +55,7 @@ class SummaryEditor(Vertical):
         for section in self.summary.sections:
             title = section.title_zh if ctx.lang == "zh" else section.title_en
             yield Static(title, classes="section-title")
-            yield TextArea(
+            yield CappedTextArea(
                 self._texts[section.id],
                 id=f"section-{section.id}",
                 soft_wrap=True,
