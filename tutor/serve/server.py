@@ -91,6 +91,7 @@ class _Connection(asyncssh.SSHServer):
         self._conn: asyncssh.SSHServerConnection | None = None
         self._ip = "?"
         self._counted = False
+        self._lost = False
         self._login_timer: asyncio.TimerHandle | None = None
         self._session_timer: asyncio.TimerHandle | None = None
         # the last identity a successful auth step named; auth_completed follows the
@@ -185,7 +186,9 @@ class _Connection(asyncssh.SSHServer):
 
     def session_ended(self) -> None:
         """A connection left without a session gets the session-open time again."""
-        if self._server.caps.held_by(self) == 0 and self._session_timer is None:
+        if self._lost or self._session_timer is not None:
+            return
+        if self._server.caps.held_by(self) == 0:
             self._start_session_timer()
 
     def _start_session_timer(self) -> None:
@@ -195,6 +198,7 @@ class _Connection(asyncssh.SSHServer):
         )
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
         for timer in (self._login_timer, self._session_timer):
             if timer is not None:
                 timer.cancel()
