@@ -124,6 +124,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
     serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
     serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
+    serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
+    serve.add_argument(
+        "--max-sessions-per-address", type=int, default=10, metavar="N", help="guests included"
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=200,
+        metavar="N",
+        help="open connections at once, logged in or not",
+    )
+    serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
+    serve.add_argument(
+        "--session-open-timeout",
+        type=float,
+        default=20,
+        metavar="SECONDS",
+        help="time from login to starting the tutor",
+    )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
     serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")

@@ -27,7 +27,7 @@ from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, open_in_background
+from tutor.tui.store import ProgressStore, StoreError, StoreLimitError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ class TutorApp(App[None]):
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
+        self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
@@ -125,6 +126,7 @@ class TutorApp(App[None]):
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
+        store.on_write_error = self._write_failed
         self.content = LessonContent(self.content_root, default_cache_dir())
         self.ctx = TutorContext(self.lang, store, self.model_dir, self.content, self.remote)
         if self.index.errors:
@@ -309,6 +311,33 @@ class TutorApp(App[None]):
 
     def on_resume(self, _message: Resume) -> None:
         self.resume()
+
+    def _write_failed(self, error: sqlite3.Error | StoreLimitError) -> None:
+        """A full disk or a broken progress file: the learner hears that the last change
+        was not saved and goes on; what was saved before stays saved."""
+        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
+
+    def _fatal_error(self) -> None:
+        """A bug ends the app without Textual's traceback, which would show a remote
+        learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
+        self.crashed = self.crashed or self._exception
+        self._close_messages_no_wait()
+
+    # the lesson and nothing outside it ---------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands except "Screenshot", which writes an SVG into the
+        account's Downloads folder: over SSH that is the server's disk, filled by anyone
+        pressing Enter. Local learners lose it too: their terminal takes screenshots
+        already, and the tutor writes nothing but progress anywhere."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Never start a browser (over SSH it would start on the server): show the address
+        for the learner to open themselves."""
+        self.notify(t("link.outside", self.lang, url=url), timeout=10)
 
     # keys --------------------------------------------------------------------
 
