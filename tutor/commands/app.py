@@ -10,8 +10,13 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    build(args).run()
-    return 0
+    """0 after a normal quit; 1 when the lessons could not be shown because the content is
+    broken (the error screen said why), so scripts and `tutor serve` can tell."""
+    app = build(args)
+    app.run()
+    if app.return_code:
+        return app.return_code
+    return 1 if app.content is not None and app.index.errors else 0
 
 
 def build(args: argparse.Namespace) -> TutorApp:

@@ -29,7 +29,9 @@ from tutor.content.source import (
     SourceFile,
     Split,
     YamlDoc,
+    control_problems,
     did_you_mean,
+    escaped_controls,
     parse_yaml,
     read_source,
     split_front_matter,
@@ -83,6 +85,7 @@ def _widget_block(
     if doc is None:
         return None, [problem] if problem else []
     config, problems = validate(WIDGETS[name], doc, source)
+    problems += escaped_controls(doc, source)
     problems = [replace(p, message=f"{name} widget: {p.message}") for p in problems]
     if config is None:
         return None, problems
@@ -139,12 +142,15 @@ def _body_blocks(
     return blocks, problems
 
 
-def _parse(path: Path, engine: EngineChecks) -> Parsed:
-    source, not_utf8 = read_source(path)
-    if not_utf8 is not None or source is None:
-        return Parsed(SourceFile(path, []), None, [], [not_utf8] if not_utf8 else [])
+def _parse(path: Path, engine: EngineChecks, inside: Path) -> Parsed:
+    """The file at path, read only if it really is inside the folder `inside` (resolved)."""
+    if not path.resolve().is_relative_to(inside):
+        return Parsed(SourceFile(path, []), None, [], [_outside(path, inside)])
+    source, unreadable = read_source(path)
+    if unreadable is not None or source is None:
+        return Parsed(SourceFile(path, []), None, [], [unreadable] if unreadable else [])
     split, unclosed = split_front_matter(source)
-    parsed = Parsed(source, None, [])
+    parsed = Parsed(source, None, [], control_problems(source))
     if unclosed is not None:
         parsed.problems.append(unclosed)
     elif split.front is None:
@@ -154,10 +160,22 @@ def _parse(path: Path, engine: EngineChecks) -> Parsed:
         parsed.doc, problem = parse_yaml(source, split.front, split.front_line, "front matter")
         if problem is not None:
             parsed.problems.append(problem)
+        if parsed.doc is not None:
+            parsed.problems += escaped_controls(parsed.doc, source)
     parsed.blocks, found = _body_blocks(source, split, engine)
     parsed.problems += found
     parsed.problems += engine.fact_problems(source)
+    parsed.problems = list(dict.fromkeys(parsed.problems))  # a control character once
     return parsed
+
+
+def _outside(path: Path, inside: Path) -> Problem:
+    """Never the target's name or text: a link may point at anything on the machine."""
+    message = (
+        f"{path.name} is a link to a file outside the content folder {inside}; "
+        "the tutor reads only files inside it (copy the file in instead)"
+    )
+    return Problem(path, 1, 1, "error", message)
 
 
 def _page_front(parsed: Parsed) -> PageFront | None:
@@ -180,16 +198,18 @@ def _page_front(parsed: Parsed) -> PageFront | None:
     return front
 
 
-def _load_page(path: Path, number: int, engine: EngineChecks) -> tuple[Page | None, Parsed]:
-    parsed = _parse(path, engine)
+def _load_page(
+    path: Path, number: int, engine: EngineChecks, inside: Path
+) -> tuple[Page | None, Parsed]:
+    parsed = _parse(path, engine, inside)
     front = _page_front(parsed)
     return (Page(path, number, front, parsed.blocks) if front else None), parsed
 
 
 def _load_card(
-    folder: Path, known_lessons: set[str], engine: EngineChecks
+    folder: Path, known_lessons: set[str], engine: EngineChecks, inside: Path
 ) -> tuple[LessonCard | None, Parsed]:
-    parsed = _parse(folder / CARD_FILE, engine)
+    parsed = _parse(folder / CARD_FILE, engine, inside)
     if parsed.doc is None:
         return None, parsed
     card, problems = validate(LessonCard, parsed.doc, parsed.source)
@@ -251,10 +271,10 @@ def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
 
 
 def _load_lesson(
-    folder: Path, known_lessons: set[str], engine: EngineChecks
+    folder: Path, known_lessons: set[str], engine: EngineChecks, inside: Path
 ) -> tuple[Lesson | None, Parsed, list[Problem]]:
     """The lesson (None if its card is invalid), its parsed card, and every problem found."""
-    card, card_parsed = _load_card(folder, known_lessons, engine)
+    card, card_parsed = _load_card(folder, known_lessons, engine, inside)
     problems = list(card_parsed.problems)
     pages: dict[int, tuple[Page, Parsed]] = {}
     first_file: dict[int, Path] = {}
@@ -265,7 +285,7 @@ def _load_lesson(
         if number is None:
             problems.append(_not_a_page(path))
             continue
-        page, parsed = _load_page(path, number, engine)
+        page, parsed = _load_page(path, number, engine, inside)
         if number in first_file:
             message = f"page number {number} is already used by {first_file[number].name}"
             problems.append(parsed.source.problem(1, 1, message))
@@ -325,14 +345,15 @@ def _lesson_folders(folder: Path) -> list[Path]:
 
 def _load_single_file(path: Path, engine: EngineChecks) -> LessonSet:
     """`tutor check FILE`: that file alone; a lesson.md still sees its sibling lessons."""
+    inside = path.absolute().parent.resolve()
     if path.name == CARD_FILE:
         known = {child.name for child in _lesson_folders(path.resolve().parent.parent)}
-        _, parsed = _load_card(path.parent, known, engine)
+        _, parsed = _load_card(path.parent, known, engine, inside)
         return LessonSet(problems=parsed.problems)
     number = _page_number(path)
     if number is None:
         return LessonSet(problems=[_not_a_page(path)])
-    _, parsed = _load_page(path, number, engine)
+    _, parsed = _load_page(path, number, engine, inside)
     return LessonSet(problems=parsed.problems)
 
 
@@ -361,7 +382,7 @@ def load_lessons(
 def _load(root: Path, engine: EngineChecks) -> LessonSet:
     if not root.exists():
         return LessonSet(problems=[Problem(root, 1, 1, "error", "no such file or folder")])
-    if root.is_file():
+    if not root.is_dir():  # a file, or something that is neither (refused when read)
         return _load_single_file(root, engine)
     if (root / CARD_FILE).is_file():
         folders = [root]
@@ -373,7 +394,7 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
     cards: dict[str, tuple[SourceFile, YamlDoc]] = {}
     problems: list[Problem] = []
     for folder in folders:
-        lesson, card, found = _load_lesson(folder, known, engine)
+        lesson, card, found = _load_lesson(folder, known, engine, root.resolve())
         problems += found
         if lesson is not None and card.doc is not None:
             lessons.append(lesson)

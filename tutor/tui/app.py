@@ -19,7 +19,7 @@ from textual.screen import ModalScreen, Screen
 
 from tutor.content.cache import LessonContent, default_cache_dir
 from tutor.content.index import ContentIndex, LessonEntry
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
 from tutor.lazy import load
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
@@ -177,9 +177,9 @@ class TutorApp(App[None]):
     def _problem_screen(self, problems: list[Problem]) -> Screen:
         title = t("error.title", self.lang, count=len(problems))
         hint = t("error.hint", self.lang, path=self.content_root)
-        return self._error_screen([render_problem(problem) for problem in problems], title, hint)
+        return self._error_screen(list(problems), title, hint)
 
-    def _error_screen(self, reports: list[str], title: str, hint: str) -> Screen:
+    def _error_screen(self, reports: list[Problem | str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
         return ErrorScreen(reports, title, hint)
