@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMES = ("project", "codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
-NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
+from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
+
+SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
 # subcommand -> module in tutor.commands that has `run(args) -> int`
 _HANDLERS = {
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
-    sim.add_argument("--stage", choices=("before", "after"), default="after")
+    sim.add_argument("--stage", choices=STAGES, default="after")
     sim.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")

@@ -11,9 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TokenScheme = Literal["codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh"]
-NeighbourScheme = Literal["id", "onehot", "before", "after"]
-Stage = Literal["before", "after"]
+from tutor.core.names import NeighbourScheme, Stage, TokenScheme
+
 PipelineStep = Literal["text", "tokens", "ids", "embedding", "attention", "ffn", "output"]
 
 # A position inside the widget's YAML, as pydantic spells it: ("tokens", 2).
