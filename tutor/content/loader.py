@@ -95,7 +95,7 @@ def _widget_block(
             at_line, at_col = doc.position(loc)
             message = f"{name} widget: {message}"
             problems.append(source.problem(at_line, at_col, message, "warning"))
-    return WidgetBlock(name, config, line), problems
+    return WidgetBlock(widget=name, config=config, line=line), problems
 
 
 def _body_blocks(
@@ -111,7 +111,7 @@ def _body_blocks(
         if filled:
             kept = prose[filled[0] : filled[-1] + 1]
             text = "\n".join(text for _, text in kept)
-            blocks.append(MarkdownBlock(text, split.body_line + kept[0][0]))
+            blocks.append(MarkdownBlock(text=text, line=split.body_line + kept[0][0]))
         prose.clear()
 
     index = 0
@@ -203,7 +203,9 @@ def _load_page(
 ) -> tuple[Page | None, Parsed]:
     parsed = _parse(path, engine, inside)
     front = _page_front(parsed)
-    return (Page(path, number, front, parsed.blocks) if front else None), parsed
+    if front is None:
+        return None, parsed
+    return Page(path=path, number=number, front=front, body_blocks=parsed.blocks), parsed
 
 
 def _load_card(
@@ -300,7 +302,8 @@ def _load_lesson(
         problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message))
     if card is None:
         return None, card_parsed, problems
-    lesson = Lesson(folder, card, card_parsed.blocks, [page for page, _ in ordered])
+    pages = [page for page, _ in ordered]
+    lesson = Lesson(path=folder, card=card, body_blocks=card_parsed.blocks, pages=pages)
     return lesson, card_parsed, problems
 
 
@@ -403,4 +406,4 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
         message = f"no lessons here: expected {root}/<lesson-id>/{CARD_FILE}"
         problems.append(Problem(root, 1, 1, "error", message))
     ordered, cycles = _prerequisite_order(lessons, cards)
-    return LessonSet(ordered, problems + cycles)
+    return LessonSet(lessons=ordered, problems=problems + cycles)

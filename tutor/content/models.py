@@ -7,14 +7,20 @@ each screen trust its front matter once `tutor check` has passed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationInfo,
+    field_validator,
+)
 
 from tutor.content.problems import Problem
-from tutor.content.widgets import WidgetConfig
+from tutor.content.widgets import WIDGETS, WidgetConfig
 
 LESSON_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
@@ -212,32 +218,45 @@ PAGE_FRONTS: dict[str, type[PageFront]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownBlock:
+class MarkdownBlock(ContentModel):
     """Prose between widget blocks; may hold {{fact:key}} references."""
 
     text: str
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class WidgetBlock:
+class WidgetBlock(ContentModel):
     """A ```tutor <widget> fence; `line` is the fence's line in the markdown file."""
 
     widget: str
-    config: WidgetConfig
+    config: SerializeAsAny[WidgetConfig]  # dumped with the fields of its own widget
     line: int
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config_of_its_widget(cls, config: object, info: ValidationInfo) -> object:
+        if isinstance(config, dict) and info.data.get("widget") in WIDGETS:
+            return WIDGETS[info.data["widget"]].model_validate(config)
+        return config
 
 
 BodyBlock = MarkdownBlock | WidgetBlock
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
+class Page(ContentModel):
+    """One page: where it was read from, its number, front matter and body."""
+
     path: Path
     number: int
-    front: PageFront
+    front: SerializeAsAny[PageFront]  # dumped with the fields of its own kind
     body_blocks: list[BodyBlock]
+
+    @field_validator("front", mode="before")
+    @classmethod
+    def _front_of_its_kind(cls, front: object) -> object:
+        if isinstance(front, dict) and front.get("kind") in PAGE_FRONTS:
+            return PAGE_FRONTS[front["kind"]].model_validate(front)
+        return front
 
     @property
     def kind(self) -> str:
@@ -248,8 +267,7 @@ class Page:
         return self.front.title
 
 
-@dataclass(frozen=True, slots=True)
-class Lesson:
+class Lesson(ContentModel):
     path: Path
     card: LessonCard
     body_blocks: list[BodyBlock]
@@ -260,12 +278,15 @@ class Lesson:
         return self.card.id
 
 
-@dataclass(slots=True)
-class LessonSet:
-    """Every lesson that loaded, in prerequisite order, and every problem found on the way."""
+class LessonSet(BaseModel):
+    """Every lesson that loaded, in prerequisite order, and every problem found on the way.
 
-    lessons: list[Lesson] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    Its JSON form (`model_dump(mode="json")`) is what the content cache keeps, and
+    `model_validate` rebuilds it; the lesson index reads that form with json alone.
+    """
+
+    lessons: list[Lesson] = []
+    problems: list[Problem] = []
 
     @property
     def errors(self) -> list[Problem]:

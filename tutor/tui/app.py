@@ -17,7 +17,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
-from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
