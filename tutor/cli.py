@@ -20,6 +20,8 @@ _HANDLERS = {
     None: "app",
     "lesson": "app",
     "check": "check",
+    "new": "new",
+    "preview": "preview",
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
@@ -70,6 +72,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+    check.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the JSON Schema of lesson and page front matter and widget blocks",
+    )
+    check.add_argument("--out", type=Path, metavar="FILE", help="with --schema: write it here")
+
+    new = sub.add_parser("new", help="start a lesson: one page of each kind, passing check")
+    new.add_argument("what", choices=("lesson",))
+    new.add_argument("lesson_id", metavar="ID")
+    new.add_argument(
+        "folder", nargs="?", type=Path, default=Path(), metavar="DIR", help="default: here"
+    )
+
+    preview = sub.add_parser("preview", help="open lessons and reload each page as you save it")
+    preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
+    preview.add_argument("--lesson", metavar="ID", help="open this lesson")
+    preview.add_argument("--page", type=int, metavar="N", help="at this page")
 
     tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
     tok.add_argument("text", metavar="TEXT")

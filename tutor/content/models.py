@@ -28,14 +28,17 @@ LESSON_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 class ContentModel(BaseModel):
     """Base of every front-matter model: a misspelt field is an error, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # a field's docstring is its description in `tutor check --schema` and content/README.md
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Prerequisite(ContentModel):
     """Either another lesson (checked to exist) or assumed knowledge in words."""
 
     lesson: str | None = None
+    """Id of another lesson beside this one, to finish first."""
     knowledge: str | None = None
+    """What the learner should already know, in words."""
 
     @field_validator("knowledge")
     @classmethod
@@ -50,14 +53,23 @@ class LessonCard(ContentModel):
     """Front matter of lesson.md: what the lesson asks, promises and leaves for later."""
 
     id: str
+    """The lesson id: the folder's name; lowercase letters, digits and '-'."""
     title: str
+    """The lesson's name in the lesson list."""
     question: str
+    """The one question the lesson answers."""
     topic: str
+    """The subject area, shown on the lesson card."""
     objectives: list[str] = Field(min_length=1)
+    """What the learner can do afterwards; at least one."""
     prerequisites: list[Prerequisite] = []
+    """Lessons to finish first, or knowledge assumed."""
     outcome: str
+    """What the learner leaves with, in one sentence."""
     warning: str | None = None
+    """A common misunderstanding to warn about (optional)."""
     next: list[str] = []
+    """What the lesson leaves for later."""
 
     @field_validator("id")
     @classmethod
@@ -71,9 +83,14 @@ class LessonCard(ContentModel):
 
 
 class Choice(ContentModel):
+    """One answer offered by a single- or multiple-choice question."""
+
     text: str
+    """The choice as the learner reads it."""
     correct: bool = False
+    """Whether this choice is right."""
     explain: str
+    """Shown after the learner picks it: why it is right or wrong."""
 
 
 QuestionType = Literal["single", "multiple", "numeric", "text"]
@@ -83,14 +100,23 @@ class Question(ContentModel):
     """One quiz question; which fields it needs depends on its type."""
 
     id: str
+    """Unique within the lesson; progress is saved under it."""
     type: QuestionType
+    """single or multiple choice, a numeric answer, or free text graded by a rubric."""
     prompt: str
+    """The question (markdown; may hold {{fact:key}})."""
     choices: list[Choice] = Field(default=[], validate_default=True)
+    """single: two or more, exactly one correct; multiple: at least one correct."""
     answer: float | None = Field(default=None, validate_default=True)
+    """numeric questions: the right value."""
     tolerance: float | None = Field(default=None, ge=0, validate_default=True)
+    """numeric questions: how far from answer still counts (0 = exact)."""
     unit: str = ""
+    """numeric questions: the unit shown after the input."""
     rubric: list[str] = Field(default=[], validate_default=True)
+    """text questions: ids of claims in the lesson's summary rubric."""
     explain: str = ""
+    """Shown once the question is answered."""
 
     @field_validator("choices")
     @classmethod
@@ -141,59 +167,91 @@ class Question(ContentModel):
 
 
 class SummarySection(ContentModel):
+    """One part of the learner's summary, with its own text box."""
+
     id: str
+    """Where the learner's text for this section is saved."""
     title_zh: str
+    """The section's heading in Chinese."""
     title_en: str
+    """The section's heading in English."""
 
 
 class RubricClaim(ContentModel):
     """A key claim; a learner's text covers it when it contains one of its phrases."""
 
     id: str
+    """Named by text questions' rubric lists."""
     claim_zh: str
+    """The claim in Chinese, shown in feedback."""
     claim_en: str
+    """The claim in English, shown in feedback."""
     phrases_zh: list[str] = Field(min_length=1)
+    """Chinese phrases any one of which shows the claim is covered."""
     phrases_en: list[str] = Field(min_length=1)
+    """English phrases any one of which shows the claim is covered."""
 
 
 class Summary(ContentModel):
     """The summary form: its sections, the rubric that grades it, the reference answer."""
 
     sections: list[SummarySection] = Field(min_length=1)
+    """The parts of the learner's summary; at least one."""
     rubric: list[RubricClaim] = Field(min_length=1)
+    """The key claims a good summary covers; at least one."""
     reference: str
+    """A model answer (markdown), shown after the learner submits."""
 
 
 PageKind = Literal["objectives", "naive", "failure", "fix", "quiz", "wrapup"]
 
 
 class PageFront(ContentModel):
+    """Front matter every page has; the kinds below add their own fields."""
+
     kind: PageKind
+    """Which screen shows the page."""
     title: str
+    """The page's heading and its name in the page list."""
 
 
 class ObjectivesFront(PageFront):
+    """The lesson's goals, before anything is explained."""
+
     kind: Literal["objectives"]
+    """`objectives`: which screen shows the page."""
 
 
 class NaiveFront(PageFront):
+    """The naive idea, tried honestly."""
+
     kind: Literal["naive"]
+    """`naive`: which screen shows the page."""
 
 
 class FailureFront(PageFront):
+    """Where the naive idea fails, shown on real data."""
+
     kind: Literal["failure"]
+    """`failure`: which screen shows the page."""
 
 
 class FixFront(PageFront):
+    """The fix, and why it works."""
+
     kind: Literal["fix"]
+    """`fix`: which screen shows the page."""
 
 
 class QuizFront(PageFront):
     """A quiz page holds questions, the summary form, or both."""
 
     kind: Literal["quiz"]
+    """`quiz`: which screen shows the page."""
     questions: list[Question] = []
+    """The quiz questions, in order."""
     summary: Summary | None = Field(default=None, validate_default=True)
+    """The summary form, with its rubric."""
 
     @field_validator("summary")
     @classmethod
@@ -204,8 +262,12 @@ class QuizFront(PageFront):
 
 
 class WrapupFront(PageFront):
+    """The end of the lesson: what was learned, optionally the summary form."""
+
     kind: Literal["wrapup"]
+    """`wrapup`: which screen shows the page."""
     summary: Summary | None = None
+    """The summary form, with its rubric (optional)."""
 
 
 PAGE_FRONTS: dict[str, type[PageFront]] = {
