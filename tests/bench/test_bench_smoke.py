@@ -94,6 +94,13 @@ def check_ssh(r: dict) -> None:
     assert level["server_rss_mb"] > level["server_pss_mb"] > 0
 
 
+def check_preview(r: dict) -> None:
+    assert r["rounds"] == r["save_to_shown"]["n"] == 2
+    assert r["watcher_report_to_page_reopened"]["median_ms"] > 0
+    assert r["watcher_report_to_page_reopened"]["max_ms"] <= r["save_to_shown"]["max_ms"]
+    assert positive(r["load_lessons_once_ms"])
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -101,6 +108,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "search": check_search,
     "train": check_train,
     "ssh": check_ssh,
+    "preview": check_preview,
 }
 
 

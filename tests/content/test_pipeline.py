@@ -6,11 +6,13 @@ that widgets, the command line and the core accept are one set of names.
 
 from __future__ import annotations
 
+import shutil
 import typing
 from pathlib import Path
 
 from tutor.cli import build_parser
 from tutor.content import load_lessons
+from tutor.content.loader import ParsedFiles
 from tutor.content.prose import fact_keys, fill_fact_refs, find_fact_refs
 from tutor.content.widgets import HeatmapWidget, NeighboursWidget, TokensWidget
 from tutor.core import model, similarity, tokenize
@@ -21,7 +23,7 @@ from tutor.core.names import (
     STAGES,
     TOKEN_SCHEMES,
 )
-from tutor.core.paths import tokenizers_dir
+from tutor.core.paths import content_dir, tokenizers_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -94,3 +96,17 @@ def test_every_token_scheme_name_has_a_shipped_tokenizer() -> None:
     assert set(TOKEN_SCHEMES) - {"codepoint"} <= shipped
     for name in TOKEN_SCHEMES:
         assert tokenize.get_scheme(name).encode("猫猫")
+
+
+def test_a_load_that_reuses_earlier_parses_equals_a_fresh_one(tmp_path: Path) -> None:
+    """tutor preview re-parses only the files a save changed; the result must not differ."""
+    root = Path(shutil.copytree(content_dir(), tmp_path / "content"))
+    earlier = ParsedFiles()
+    assert load_lessons(root, earlier=earlier) == load_lessons(root)
+    page = sorted((root / "embedding").glob("0*.md"))[2]
+    text = page.read_text(encoding="utf-8")
+    for edited in (text.replace("title: ", "title: 改", 1), text.replace("title:", "x: 1\ntitle:")):
+        page.write_text(edited, encoding="utf-8")
+        again = load_lessons(root, earlier=earlier)
+        assert again == load_lessons(root)
+        assert again.problems == load_lessons(root, earlier=earlier).problems  # not doubled

@@ -31,14 +31,18 @@ from tutor.cachefile import read_cached, write_cached
 from tutor.content.index import ContentIndex, index_of
 
 if TYPE_CHECKING:
+    from tutor.content.loader import ParsedFiles
     from tutor.content.models import Lesson, LessonSet
 
 
 class LessonContent:
     """The content under `root`: `index` at once; `lesson_set` validated on first use."""
 
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+    def __init__(
+        self, root: Path, cache_dir: Path | None, earlier: ParsedFiles | None = None
+    ) -> None:
         self.root = root
+        self._earlier = earlier  # files parsed by an earlier load (tutor preview)
         self._key = _key(root)
         # one file per content root; two roots sharing a name only evict each other
         name = f"{binascii.crc32(str(root.absolute()).encode()):08x}"
@@ -65,7 +69,7 @@ class LessonContent:
     def _load(self) -> ContentIndex:
         from tutor.content.loader import load_lessons
 
-        self._lesson_set = load_lessons(self.root)
+        self._lesson_set = load_lessons(self.root, earlier=self._earlier)
         data = self._lesson_set.model_dump(mode="json")
         if self._file is not None:
             write_cached(self._file, self._key, data)

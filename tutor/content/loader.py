@@ -142,10 +142,46 @@ def _body_blocks(
     return blocks, problems
 
 
-def _parse(path: Path, engine: EngineChecks, inside: Path) -> Parsed:
-    """The file at path, read only if it really is inside the folder `inside` (resolved)."""
-    if not path.resolve().is_relative_to(inside):
-        return Parsed(SourceFile(path, []), None, [], [_outside(path, inside)])
+@dataclass(slots=True)
+class Reading:
+    """What one load shares: the engine checks, the folder no file may resolve outside
+    of, and files parsed by earlier loads (tutor preview loads again on every save)."""
+
+    engine: EngineChecks
+    inside: Path
+    earlier: ParsedFiles | None = None
+
+
+class ParsedFiles:
+    """Parsed files by path, reused by a later load while the file's size, modification
+    time and inode are unchanged: a save re-parses one file, not the whole lesson."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[Path, tuple[tuple[int, int, int], Parsed]] = {}
+
+    def parse(self, path: Path, engine: EngineChecks) -> Parsed:
+        try:
+            status = path.stat()
+        except OSError:
+            return _read_and_parse(path, engine)
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ino)
+        known = self._parsed.get(path)
+        if known is None or known[0] != stamp:
+            known = stamp, _read_and_parse(path, engine)
+            self._parsed[path] = known
+        return replace(known[1], problems=list(known[1].problems))  # callers add problems
+
+
+def _parse(path: Path, reading: Reading) -> Parsed:
+    """The file at path, read only if it really is inside the folder `reading.inside`."""
+    if not path.resolve().is_relative_to(reading.inside):
+        return Parsed(SourceFile(path, []), None, [], [_outside(path, reading.inside)])
+    if reading.earlier is not None:
+        return reading.earlier.parse(path, reading.engine)
+    return _read_and_parse(path, reading.engine)
+
+
+def _read_and_parse(path: Path, engine: EngineChecks) -> Parsed:
     source, unreadable = read_source(path)
     if unreadable is not None or source is None:
         return Parsed(SourceFile(path, []), None, [], [unreadable] if unreadable else [])
@@ -198,10 +234,8 @@ def _page_front(parsed: Parsed) -> PageFront | None:
     return front
 
 
-def _load_page(
-    path: Path, number: int, engine: EngineChecks, inside: Path
-) -> tuple[Page | None, Parsed]:
-    parsed = _parse(path, engine, inside)
+def _load_page(path: Path, number: int, reading: Reading) -> tuple[Page | None, Parsed]:
+    parsed = _parse(path, reading)
     front = _page_front(parsed)
     if front is None:
         return None, parsed
@@ -209,9 +243,9 @@ def _load_page(
 
 
 def _load_card(
-    folder: Path, known_lessons: set[str], engine: EngineChecks, inside: Path
+    folder: Path, known_lessons: set[str], reading: Reading
 ) -> tuple[LessonCard | None, Parsed]:
-    parsed = _parse(folder / CARD_FILE, engine, inside)
+    parsed = _parse(folder / CARD_FILE, reading)
     if parsed.doc is None:
         return None, parsed
     card, problems = validate(LessonCard, parsed.doc, parsed.source)
@@ -273,10 +307,10 @@ def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
 
 
 def _load_lesson(
-    folder: Path, known_lessons: set[str], engine: EngineChecks, inside: Path
+    folder: Path, known_lessons: set[str], reading: Reading
 ) -> tuple[Lesson | None, Parsed, list[Problem]]:
     """The lesson (None if its card is invalid), its parsed card, and every problem found."""
-    card, card_parsed = _load_card(folder, known_lessons, engine, inside)
+    card, card_parsed = _load_card(folder, known_lessons, reading)
     problems = list(card_parsed.problems)
     pages: dict[int, tuple[Page, Parsed]] = {}
     first_file: dict[int, Path] = {}
@@ -287,7 +321,7 @@ def _load_lesson(
         if number is None:
             problems.append(_not_a_page(path))
             continue
-        page, parsed = _load_page(path, number, engine, inside)
+        page, parsed = _load_page(path, number, reading)
         if number in first_file:
             message = f"page number {number} is already used by {first_file[number].name}"
             problems.append(parsed.source.problem(1, 1, message))
@@ -348,15 +382,15 @@ def _lesson_folders(folder: Path) -> list[Path]:
 
 def _load_single_file(path: Path, engine: EngineChecks) -> LessonSet:
     """`tutor check FILE`: that file alone; a lesson.md still sees its sibling lessons."""
-    inside = path.absolute().parent.resolve()
+    reading = Reading(engine, path.absolute().parent.resolve())
     if path.name == CARD_FILE:
         known = {child.name for child in _lesson_folders(path.resolve().parent.parent)}
-        _, parsed = _load_card(path.parent, known, engine, inside)
+        _, parsed = _load_card(path.parent, known, reading)
         return LessonSet(problems=parsed.problems)
     number = _page_number(path)
     if number is None:
         return LessonSet(problems=[_not_a_page(path)])
-    _, parsed = _load_page(path, number, engine, inside)
+    _, parsed = _load_page(path, number, reading)
     return LessonSet(problems=parsed.problems)
 
 
@@ -369,20 +403,25 @@ def _file_order(problems: list[Problem]) -> list[Problem]:
 
 
 def load_lessons(
-    root: Path, *, model_dir: Path | None = None, facts_dir: Path | None = None
+    root: Path,
+    *,
+    model_dir: Path | None = None,
+    facts_dir: Path | None = None,
+    earlier: ParsedFiles | None = None,
 ) -> LessonSet:
     """Every lesson under root (a folder of lesson folders, one lesson folder, or one file).
 
     Widget tokens are checked against model_dir's tokenizer and fact keys against the
-    facts in facts_dir (defaults: the shipped project model and assets).
+    facts in facts_dir (defaults: the shipped project model and assets). Files that
+    `earlier` parsed and that have not changed since are not parsed again.
     """
     engine = EngineChecks(model_dir, facts_dir)
-    lesson_set = _load(root, engine)
+    lesson_set = _load(root, engine, earlier)
     lesson_set.problems = _file_order(lesson_set.problems)
     return lesson_set
 
 
-def _load(root: Path, engine: EngineChecks) -> LessonSet:
+def _load(root: Path, engine: EngineChecks, earlier: ParsedFiles | None) -> LessonSet:
     if not root.exists():
         return LessonSet(problems=[Problem(root, 1, 1, "error", "no such file or folder")])
     if not root.is_dir():  # a file, or something that is neither (refused when read)
@@ -397,7 +436,8 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
     cards: dict[str, tuple[SourceFile, YamlDoc]] = {}
     problems: list[Problem] = []
     for folder in folders:
-        lesson, card, found = _load_lesson(folder, known, engine, root.resolve())
+        reading = Reading(engine, root.resolve(), earlier)
+        lesson, card, found = _load_lesson(folder, known, reading)
         problems += found
         if lesson is not None and card.doc is not None:
             lessons.append(lesson)

@@ -27,6 +27,7 @@ from ruamel.yaml.events import (
     CollectionStartEvent,
     NodeEvent,
 )
+from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import ReaderError
 
 from tutor.content.problems import Problem, Severity, control_name, is_control
@@ -187,11 +188,17 @@ def parse_yaml(
     source: SourceFile, text: str, first_line: int, what: str
 ) -> tuple[YamlDoc | None, Problem | None]:
     """Parse a YAML mapping that starts at first_line of the file; None data = empty."""
+    too_many = _too_many_brackets(text, first_line, source)
+    if too_many is not None:
+        return None, too_many
+    yaml = YAML(typ="rt", pure=True)
+    yaml.Parser = _LimitedParser
+    yaml.limits = _Limits(what)  # read by _LimitedParser through its loader
     try:
-        beyond = _beyond_limits(text, first_line, what, source)
-        if beyond is not None:
-            return None, beyond
-        tree = YAML(typ="rt", pure=True).load(text)
+        tree = yaml.load(text)
+    except _LimitReached as reached:
+        line, col = first_line + reached.mark.line, reached.mark.column + 1
+        return None, source.problem(line, col, str(reached))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
@@ -229,18 +236,28 @@ def _too_many_brackets(text: str, first_line: int, source: SourceFile) -> Proble
     return None
 
 
-def _beyond_limits(text: str, first_line: int, what: str, source: SourceFile) -> Problem | None:
-    """The first place where text nests too deep, uses too many aliases or expands to too
-    many values; found from the parser's events, before anything is built or expanded."""
-    too_many = _too_many_brackets(text, first_line, source)
-    if too_many is not None:
-        return too_many
-    expanded: dict[Any, int] = {}  # anchor -> values it stands for
-    # values so far in each collection being read (the document first), and its anchor
-    frames: list[list[Any]] = [[0, None]]
-    aliases = 0
-    for event in YAML(typ="rt", pure=True).parse(text):
-        mark = event.start_mark
+class _LimitReached(Exception):
+    """A YAML limit, at the event that crossed it."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.mark = mark
+
+
+class _Limits:
+    """Depth, aliases and values once aliases expand, counted event by event as the YAML
+    is composed: a bomb or a deep nest stops at the event that crosses a limit, before
+    anything is built, expanded or recursed into."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.expanded: dict[Any, int] = {}  # anchor -> values it stands for
+        # values so far in each collection being read (the document first), and its anchor
+        self.frames: list[list[Any]] = [[0, None]]
+        self.aliases = 0
+
+    def see(self, event: Any) -> None:
+        what, frames = self.what, self.frames
         message = None
         if isinstance(event, CollectionStartEvent):
             frames.append([1, event.anchor])
@@ -250,24 +267,32 @@ def _beyond_limits(text: str, first_line: int, what: str, source: SourceFile) ->
             count, anchor = frames.pop()
             frames[-1][0] += count
             if anchor is not None:
-                expanded[anchor] = count
+                self.expanded[anchor] = count
         elif isinstance(event, AliasEvent):
-            aliases += 1
-            frames[-1][0] += expanded.get(event.anchor, 1)
-            if aliases > MAX_YAML_ALIASES:
+            self.aliases += 1
+            frames[-1][0] += self.expanded.get(event.anchor, 1)
+            if self.aliases > MAX_YAML_ALIASES:
                 message = f"{what} uses more than {MAX_YAML_ALIASES} aliases (*name)"
         elif isinstance(event, NodeEvent):  # a scalar
             frames[-1][0] += 1
             if event.anchor is not None:
-                expanded[event.anchor] = 1
+                self.expanded[event.anchor] = 1
         if message is None and sum(frame[0] for frame in frames) > MAX_YAML_VALUES:
             message = (
                 f"{what} stands for more than {MAX_YAML_VALUES:,} values once its aliases "
                 "(*name) are expanded"
             )
         if message is not None:
-            return source.problem(first_line + mark.line, mark.column + 1, message)
-    return None
+            raise _LimitReached(message, event.start_mark)
+
+
+class _LimitedParser(Parser):
+    """ruamel's parser, with every event the composer takes counted by the loader's _Limits."""
+
+    def get_event(self) -> Any:
+        event = super().get_event()
+        self.loader.limits.see(event)
+        return event
 
 
 def control_message(char: str) -> str:

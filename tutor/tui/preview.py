@@ -33,6 +33,8 @@ from tutor.tui.widgets.problem import ProblemReport
 if TYPE_CHECKING:
     from watchfiles import Change
 
+    from tutor.content.loader import ParsedFiles
+
 STEP_MS = 50  # a save is reported this long after the last write of a burst
 KEEP_SCROLL_EVERY_S = 0.02
 KEEP_SCROLL_TRIES = 100  # 2 s for a reopened page to grow back to where the author was
@@ -76,6 +78,7 @@ class PreviewApp(TutorApp):
         self.reloads = 0  # loads after the first, good or broken; tests wait on it
         self.last_reload_s = 0.0  # from the save being seen to the page shown again
         self._watcher: asyncio.Task[None]
+        self._parsed: ParsedFiles | None = None  # files parsed by the previous reload
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -104,7 +107,11 @@ class PreviewApp(TutorApp):
     async def reload(self) -> None:
         """Load the lessons again; show the same page, or the problems over it."""
         seen = time.perf_counter()
-        content = await asyncio.to_thread(LessonContent, self.content_root, None)
+        if self._parsed is None:
+            from tutor.content.loader import ParsedFiles
+
+            self._parsed = ParsedFiles()
+        content = await asyncio.to_thread(LessonContent, self.content_root, None, self._parsed)
         self.content = content
         errors = content.index.errors
         from tutor.tui.screens.error import ErrorScreen
