@@ -238,3 +238,19 @@ def test_an_unquoted_fact_reference_in_widget_yaml_says_to_quote_it(tmp_path: Pa
     rendered = render_problem(lesson_set.problems[0])
     marked = "7 | text: {{fact:project_vocab_size}}\n  |       " + "^" * 27 + " error"
     assert rendered.endswith(marked)
+
+
+def test_an_unquoted_fact_reference_followed_by_text_says_to_quote_it(tmp_path: Path) -> None:
+    """YAML cannot even parse this one; the syntax error says why, at the value."""
+    page = tmp_path / "01-page.md"
+    page.write_text(
+        "---\nkind: fix\ntitle: t\n---\n\n```tutor tokens\n"
+        "text: {{fact:project_vocab_size}} 个词\n```\n",
+        encoding="utf-8",
+    )
+    (problem,) = load_lessons(page, model_dir=tmp_path, facts_dir=FACTS).problems
+    assert str(problem) == (
+        f"{page}:7:7: YAML syntax error in the tokens widget: a value that starts with "
+        """'{{' must be in quotes, or YAML reads a mapping: "{{fact:project_vocab_size}} 个词\""""
+    )
+    assert problem.width == len("{{fact:project_vocab_size}} 个词")

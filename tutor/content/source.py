@@ -203,6 +203,14 @@ def parse_yaml(
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
         col = (mark.column if mark else 0) + 1
+        braces = _braces_to_quote(source, line)
+        if braces is not None:
+            at, value = braces
+            message = (
+                f"YAML syntax error in {what}: a value that starts with '{{{{' must be in "
+                f'quotes, or YAML reads a mapping: "{value}"'
+            )
+            return None, source.problem(line, at, message, width=len(value))
         reason = error.problem or error.context or "cannot be read"
         return None, source.problem(line, col, f"YAML syntax error in {what}: {reason}")
     except ReaderError as error:
@@ -221,6 +229,21 @@ def parse_yaml(
             first_line, 1, f"{what} must be a mapping of `field: value` lines, not a {found}"
         )
     return YamlDoc(tree, _plain(tree), first_line), None
+
+
+UNQUOTED_VALUE_BRACES = re.compile(r"(?:^\s*-|:|\[|,)\s+(\{\{[^\n]*)|(?:\[|,)(\{\{[^\n]*)")
+
+
+def _braces_to_quote(source: SourceFile, line: int) -> tuple[int, str] | None:
+    """Column and text of an unquoted value on the line that starts with '{{' (a fact
+    reference YAML cannot read as text), if there is one outside quotes."""
+    text = source.lines[line - 1] if 0 < line <= len(source.lines) else ""
+    for match in UNQUOTED_VALUE_BRACES.finditer(text):
+        start = match.start(1) if match[1] is not None else match.start(2)
+        if text.count('"', 0, start) % 2 == 0 and text.count("'", 0, start) % 2 == 0:
+            value = (match[1] or match[2]).rstrip()
+            return start + 1, value
+    return None
 
 
 def _too_many_brackets(text: str, first_line: int, source: SourceFile) -> Problem | None:
