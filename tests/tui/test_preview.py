@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from tests.tui.conftest import LESSON, settle
 from tutor.core.paths import content_dir
 from tutor.tui.preview import PreviewApp, PreviewProblems
+from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.problem import ProblemReport
 
@@ -122,3 +123,23 @@ async def test_added_and_deleted_pages_are_picked_up(lessons: Path, data_dir: Pa
             lambda: [p.number for p in app.index.lesson(LESSON).pages][-1] == 98,
             "the renamed page",
         )
+
+
+async def test_a_preview_that_starts_broken_opens_the_page_once_fixed(
+    lessons: Path, data_dir: Path
+) -> None:
+    path = page_file(lessons, PAGE)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("title:", "colour: red\ntitle:", 1), encoding="utf-8")
+    app = preview(lessons, data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        path.write_text(text.replace("title:", "colour: blue\ntitle:", 1), encoding="utf-8")
+        await until(pilot, lambda: "colour: blue" in app.screen.plain_text(), "new problems")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        path.write_text(text, encoding="utf-8")
+        await until(pilot, lambda: isinstance(app.screen, PageScreen), "the page")
+        assert shown_page(app)[:2] == (LESSON, PAGE)
+        await settle(pilot)  # the lesson list under the page finishes mounting

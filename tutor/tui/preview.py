@@ -121,8 +121,8 @@ class PreviewApp(TutorApp):
             self.pop_screen()
         if errors:
             title = t("preview.problems", self.lang, count=len(errors))
-            if isinstance(self.screen, ErrorScreen):
-                self.switch_screen(self._problem_screen(errors))
+            if isinstance(self.screen, ErrorScreen):  # broken since the start
+                await self.screen.show(errors, t("error.title", self.lang, count=len(errors)))
             else:
                 self.push_screen(PreviewProblems(errors, title))
         elif isinstance(self.screen, PageScreen):
@@ -130,11 +130,16 @@ class PreviewApp(TutorApp):
         elif isinstance(self.screen, ErrorScreen):
             from tutor.tui.screens.home import HomeScreen
 
-            self.switch_screen(HomeScreen())
+            # pushed, not switched: switching away from the app's first screen leaves the
+            # stack empty while the lesson list mounts; the error screen stays under it
+            await self.push_screen(HomeScreen())
             if self.start_lesson is not None:
                 self.open_lesson(self.start_lesson, self.start_page)
-        else:  # the lesson list: draw it from the new index
-            self.screen.refresh(recompose=True)
+        else:
+            from tutor.tui.screens.home import HomeScreen
+
+            if isinstance(self.screen, HomeScreen):  # the list, from the new index
+                self.screen.refresh_lessons()
         self.reloads += 1
         self.last_reload_s = time.perf_counter() - seen
 

@@ -43,6 +43,13 @@ class ErrorScreen(Screen[None]):
             yield Static(Content.styled(self.hint, "italic"), classes="hint")
         yield KeyBar()
 
+    async def show(self, reports: Sequence[Problem | str], title: str) -> None:
+        """Other problems in place of these (tutor preview, after another broken save)."""
+        self.reports = list(reports)
+        self.title = title
+        await self.recompose()
+        self.query_one("#body").focus()
+
     def on_mount(self) -> None:
         self.query_one("#body").focus()  # arrows scroll the list
 
