@@ -28,6 +28,9 @@ from tutor.content.index import LessonEntry
 from tutor.content.problems import Problem
 from tutor.tui.app import LessonState, TutorApp
 from tutor.tui.i18n import t
+from tutor.tui.screens.error import ErrorScreen
+from tutor.tui.screens.home import HomeScreen
+from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.problem import ProblemReport
 
 if TYPE_CHECKING:
@@ -100,7 +103,10 @@ class PreviewApp(TutorApp):
         try:
             async for changes in awatch(self.content_root, step=STEP_MS):
                 if any(_is_content(change) for change in changes):
-                    await self.reload()
+                    try:
+                        await self.reload()
+                    except OSError:  # a file went away while it was read: the next save
+                        continue
         except (OSError, RuntimeError) as error:  # e.g. the system's limit of watched files
             self.notify(t("preview.unwatched", self.lang, error=error), severity="error")
 
@@ -114,9 +120,6 @@ class PreviewApp(TutorApp):
         content = await asyncio.to_thread(LessonContent, self.content_root, None, self._parsed)
         self.content = content
         errors = content.index.errors
-        from tutor.tui.screens.error import ErrorScreen
-        from tutor.tui.screens.page import PageScreen
-
         while isinstance(self.screen, PreviewProblems):
             self.pop_screen()
         if errors:
@@ -126,29 +129,21 @@ class PreviewApp(TutorApp):
             else:
                 self.push_screen(PreviewProblems(errors, title))
         elif isinstance(self.screen, PageScreen):
-            await self._reopen(self.screen)
+            self._reopen(self.screen)
         elif isinstance(self.screen, ErrorScreen):
-            from tutor.tui.screens.home import HomeScreen
-
             # pushed, not switched: switching away from the app's first screen leaves the
             # stack empty while the lesson list mounts; the error screen stays under it
             await self.push_screen(HomeScreen())
             if self.start_lesson is not None:
                 self.open_lesson(self.start_lesson, self.start_page)
-        else:
-            from tutor.tui.screens.home import HomeScreen
-
-            if isinstance(self.screen, HomeScreen):  # the list, from the new index
-                self.screen.refresh_lessons()
+        elif isinstance(self.screen, HomeScreen):  # the list, from the new index
+            self.screen.refresh_lessons()
         self.reloads += 1
         self.last_reload_s = time.perf_counter() - seen
 
-    async def _reopen(self, shown: object) -> None:
+    def _reopen(self, shown: PageScreen) -> None:
         """The shown page again from the new load, at the same scroll position; if it is
         gone, the page now at its place in the lesson, else the lesson's first page."""
-        from tutor.tui.screens.page import PageScreen
-
-        assert isinstance(shown, PageScreen)
         lesson_id, number = shown.lesson.id, shown.page.number
         scroll_y = shown.query_one("#body").scroll_y
         entry = self.index.lesson(lesson_id)
