@@ -11,6 +11,7 @@ next load, since every load reads the folder afresh. Progress is kept in memory 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -25,6 +26,7 @@ from textual.widgets import Static
 
 from tutor.content.cache import LessonContent
 from tutor.content.index import LessonEntry
+from tutor.content.loader import ParsedFiles, load_lessons
 from tutor.content.problems import Problem
 from tutor.tui.app import LessonState, TutorApp
 from tutor.tui.i18n import t
@@ -35,8 +37,6 @@ from tutor.tui.widgets.problem import ProblemReport
 
 if TYPE_CHECKING:
     from watchfiles import Change
-
-    from tutor.content.loader import ParsedFiles
 
 STEP_MS = 50  # a save is reported this long after the last write of a burst
 KEEP_SCROLL_EVERY_S = 0.02
@@ -81,12 +81,19 @@ class PreviewApp(TutorApp):
         self.reloads = 0  # loads after the first, good or broken; tests wait on it
         self.last_reload_s = 0.0  # from the save being seen to the page shown again
         self._watcher: asyncio.Task[None]
-        self._parsed: ParsedFiles | None = None  # files parsed by the previous reload
+        self._parsed = ParsedFiles()  # files parsed by the previous load
 
     def on_mount(self) -> None:
         super().on_mount()
         # a task, not a worker: it never finishes, and workers are what "settled" waits on
         self._watcher = asyncio.create_task(self._watch())
+        # the first screen came from the content cache: parse the files now, so that the
+        # first save re-parses one file like every later one
+        self.run_worker(self._parse_all, thread=True, name="preview-parse")
+
+    def _parse_all(self) -> None:
+        with contextlib.suppress(OSError):  # a file went away meanwhile: a save parses it
+            load_lessons(self.content_root, earlier=self._parsed)
 
     def on_unmount(self) -> None:
         self._watcher.cancel()
@@ -113,10 +120,6 @@ class PreviewApp(TutorApp):
     async def reload(self) -> None:
         """Load the lessons again; show the same page, or the problems over it."""
         seen = time.perf_counter()
-        if self._parsed is None:
-            from tutor.content.loader import ParsedFiles
-
-            self._parsed = ParsedFiles()
         content = await asyncio.to_thread(LessonContent, self.content_root, None, self._parsed)
         self.content = content
         errors = content.index.errors
