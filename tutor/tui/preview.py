@@ -114,7 +114,8 @@ class PreviewApp(TutorApp):
                         await self.reload()
                     except OSError:  # a file went away while it was read: the next save
                         continue
-        except (OSError, RuntimeError) as error:  # e.g. the system's limit of watched files
+        except Exception as error:  # e.g. the system's limit of watched files; a task's
+            # exception would otherwise go unseen, and saves would silently stop reloading
             self.notify(t("preview.unwatched", self.lang, error=error), severity="error")
 
     async def reload(self) -> None:
