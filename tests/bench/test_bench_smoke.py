@@ -100,6 +100,13 @@ def check_grade(r: dict) -> None:
         assert figures["claims_met"] == 4 and figures["truncated"] is False
 
 
+def check_preview(r: dict) -> None:
+    assert r["rounds"] == r["save_to_shown"]["n"] == 2
+    assert r["watcher_report_to_page_reopened"]["median_ms"] > 0
+    assert r["watcher_report_to_page_reopened"]["max_ms"] <= r["save_to_shown"]["max_ms"]
+    assert positive(r["load_lessons_once_ms"])
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -108,6 +115,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "train": check_train,
     "ssh": check_ssh,
     "grade": check_grade,
+    "preview": check_preview,
 }
 
 

@@ -10,7 +10,9 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The lessons; a bug ends them with an apology and EXIT_CRASH (tutor.crash)."""
+    """The lessons. 0 after a normal quit; 1 when broken content stopped at the error
+    screen (so scripts and `tutor serve` can tell); a bug ends them with an apology and
+    EXIT_CRASH (tutor.crash)."""
     try:
         app = build(args)
         app.run()
@@ -18,7 +20,9 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # before the app runs, or its driver failing
         crash = exc
     if crash is None:
-        return 0
+        if app.return_code:
+            return app.return_code
+        return 1 if app.content is not None and app.index.errors else 0
     from tutor.crash import report_crash
     from tutor.tui.store import default_data_dir
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
 from tutor.core.table import (
     EmbeddingTable,
@@ -22,9 +22,6 @@ from tutor.core.table import (
     read_header,
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
-
-Stage = Literal["before", "after"]
-STAGES: tuple[Stage, ...] = ("before", "after")
 
 TOKENIZER_FILE = "tokenizer.json"
 WEIGHTS_FILE = "model.safetensors"

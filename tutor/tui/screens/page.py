@@ -18,8 +18,9 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.content.prose import fact_keys
 from tutor.lazy import load
-from tutor.tui.context import fact_keys, tutor_context
+from tutor.tui.context import tutor_context
 from tutor.tui.messages import TurnPage
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip

@@ -20,8 +20,8 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 
 from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
-from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
     from tutor.content.grade import Rubric

@@ -20,8 +20,8 @@ from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
-from tutor.tui.widgets.rubric_feedback import RubricFeedback
 from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
 if TYPE_CHECKING:
     from tutor.content.models import Summary
