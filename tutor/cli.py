@@ -22,6 +22,7 @@ _HANDLERS = {
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
+    "analogy": "inspect",
     "facts": "inspect",
     "train": "train",
     "assets": "assets",
@@ -90,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
     sim.add_argument("--stage", choices=("before", "after"), default="after")
     sim.add_argument("--json", action="store_true")
+
+    ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
+    ana.add_argument("a", metavar="A")
+    ana.add_argument("b", metavar="B")
+    ana.add_argument("c", metavar="C")
+    ana.add_argument("--k", type=int, default=5)
+    ana.add_argument("--stage", choices=("before", "after"), default="after")
+    ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
     facts.add_argument("--key", metavar="K")

@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
 
 
+EXIT_USAGE = 2
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.model is not None and not _model_opens(args.model):
+        return EXIT_USAGE
     build(args).run()
     return 0
+
+
+def _model_opens(model_dir: Path) -> bool:
+    """A model directory given on the command line is opened before the app starts, so a
+    bad one is one line on stderr instead of an app whose every widget shows the error."""
+    import sys
+
+    from tutor.core.model import ModelError, open_model
+
+    try:
+        open_model(model_dir)
+    except ModelError as exc:
+        print(f"tutor: error: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def build(args: argparse.Namespace) -> TutorApp:

@@ -29,22 +29,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tutor.content.index import ContentIndex, LessonEntry, PageEntry, index_of
 from tutor.content.problems import Problem
+from tutor.core.paths import default_cache_dir as default_cache_dir  # where it is imported
 
 if TYPE_CHECKING:
     from tutor.content.models import BodyBlock, Lesson, LessonSet
 
 FORMAT = 1
 T = TypeVar("T")
-
-
-def default_cache_dir() -> Path:
-    """`TUTOR_CACHE_DIR` if set, else the platform's user cache dir."""
-    override = os.environ.get("TUTOR_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("embedding-tutor", appauthor=False))
 
 
 class LessonContent:

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from tutor.core.model import ProjectModel, Stage
-from tutor.core.table import EmbeddingTable, one_hot
+from tutor.core.table import one_hot
 
 NeighbourScheme = Literal["id", "onehot", "before", "after"]
 NEIGHBOUR_SCHEMES: tuple[NeighbourScheme, ...] = ("id", "onehot", "before", "after")
@@ -57,13 +57,6 @@ def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(v, axis=1)
     unit = np.divide(v, norms[:, None], out=np.zeros_like(v), where=norms[:, None] > 0)
     return np.clip(unit @ unit.T, -1.0, 1.0)
-
-
-def _cosines_to(table: EmbeddingTable, query: np.ndarray) -> np.ndarray:
-    """(V,) cosine of every row with `query`; one chunked product, cached row norms."""
-    denom = table.row_norms * np.float32(np.linalg.norm(query))
-    cos = np.divide(table.dot(query), denom, out=np.zeros_like(denom), where=denom > 0)
-    return np.clip(cos, -1.0, 1.0, out=cos)
 
 
 def _top_k(keys: np.ndarray, valid: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -128,7 +121,7 @@ def nearest(
         sign = 1.0
     else:
         table = model.table(scheme)
-        keys = -_cosines_to(table, table.lookup([token_id])[0])[:n].astype(np.float64)
+        keys = -table.cosines(table.lookup([token_id])[0])[:n].astype(np.float64)
         valid[list(model.scheme.special_ids)] = False
         sign = -1.0
     ids, ranks, tie_count = _top_k(keys, valid, k)
@@ -159,7 +152,7 @@ def analogy(
     rows = table.lookup(ids)
     query = rows[0] - rows[1] + rows[2]
     n = model.scheme.vocab_size
-    keys = -_cosines_to(table, query)[:n].astype(np.float64)
+    keys = -table.cosines(query)[:n].astype(np.float64)
     valid = np.ones(n, dtype=bool)
     valid[ids] = False
     valid[list(model.scheme.special_ids)] = False
