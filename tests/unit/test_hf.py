@@ -236,3 +236,16 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
 def test_open_model_is_cached_per_directory(tmp_path: Path) -> None:
     model_dir = write_hf_model(tmp_path / "m", LLAMA)
     assert open_model(model_dir) is open_model(model_dir / ".." / "m")
+
+
+def test_scans_split_across_threads_give_the_same_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_module, "BLOCK_BYTES", 5 * DIM * 4)  # 5 rows per block
+    monkeypatch.setattr(table_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(table_module.os, "cpu_count", lambda: 2)
+    values = random_table(VOCAB, DIM)
+    table = ProjectModel(write_hf_model(tmp_path / "m", LLAMA, dtype="BF16")).table()
+    assert table._spans() == [(0, 30), (30, VOCAB)]  # whole blocks: 13 blocks cut 6 + 7
+    np.testing.assert_allclose(table.cosines(values[3]), reference_cosines(values, 3), atol=1e-5)
+    np.testing.assert_allclose(table.row_norms, np.linalg.norm(values, axis=1), rtol=1e-6)

@@ -14,6 +14,7 @@ import json
 import os
 import struct
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -29,6 +30,9 @@ _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}
 MAX_HEADER_BYTES = 100_000_000
 # A block of rows converted to float32 at once: about 1 MB, so it stays in the CPU cache.
 BLOCK_BYTES = 1 << 20
+# Scans of tables whose float32 form is at least this big use this many threads at most.
+PARALLEL_MIN_BYTES = 64 << 20
+SCAN_THREADS = 2
 # Row norms of tables at least this big are kept in the cache dir between runs.
 NORMS_CACHE_MIN_BYTES = 64 << 20
 
@@ -216,18 +220,20 @@ class EmbeddingTable:
     def block_rows(self) -> int:
         return max(1, BLOCK_BYTES // (4 * self.dim))
 
-    def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
-        """(first row, float32 rows) for consecutive blocks of about 1 MB.
+    def blocks(self, first: int = 0, stop: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, float32 rows) for consecutive blocks of about 1 MB, from row `first`
+        (a multiple of `block_rows`) up to `stop`.
 
         The float32 buffer is reused: a block is valid until the next one is asked for.
         """
         rows = self.block_rows
+        stop = self.vocab_size if stop is None else stop
         storage = np.asarray(self.storage)
         buffer = np.empty(
             (rows, self.dim), dtype=np.uint32 if self.dtype_name == "BF16" else np.float32
         )
-        for start in range(0, self.vocab_size, rows):
-            part = storage[start : start + rows]
+        for start in range(first, stop, rows):
+            part = storage[start : min(start + rows, stop)]
             out = buffer[: len(part)]
             if self.dtype_name == "BF16":
                 yield start, bf16_to_float32(part, out)
@@ -239,13 +245,32 @@ class EmbeddingTable:
         """One pass over the table: W @ query and/or every row's norm, block by block."""
         products = np.empty(self.vocab_size, np.float32)
         squares = np.empty(self.vocab_size, np.float32)
-        for start, block in self.blocks():
-            stop = start + len(block)
-            if query is not None:
-                np.matmul(block, query, out=products[start:stop])
-            if norms:
-                np.einsum("ij,ij->i", block, block, out=squares[start:stop])
+
+        def scan_span(span: tuple[int, int]) -> None:
+            for start, block in self.blocks(*span):
+                stop = start + len(block)
+                if query is not None:
+                    np.matmul(block, query, out=products[start:stop])
+                if norms:
+                    np.einsum("ij,ij->i", block, block, out=squares[start:stop])
+
+        spans = self._spans()
+        if len(spans) == 1:
+            scan_span(spans[0])
+        else:  # numpy lets go of the GIL while it converts and multiplies
+            with ThreadPoolExecutor(len(spans)) as pool:
+                list(pool.map(scan_span, spans))
         return products, np.sqrt(squares, out=squares) if norms else squares
+
+    def _spans(self) -> list[tuple[int, int]]:
+        """The table cut into one span of whole blocks per scanning thread; big tables are
+        scanned by as many threads as there are cores (up to SCAN_THREADS)."""
+        threads = min(SCAN_THREADS, os.cpu_count() or 1)
+        if self.parameter_count * 4 < PARALLEL_MIN_BYTES or threads == 1:
+            return [(0, self.vocab_size)]
+        blocks = -(-self.vocab_size // self.block_rows)
+        cuts = [self.block_rows * (blocks * n // threads) for n in range(threads)]
+        return list(zip(cuts, [*cuts[1:], self.vocab_size], strict=True))
 
     @property
     def _in_place(self) -> bool:
@@ -367,8 +392,9 @@ class RecreatedTable(EmbeddingTable):
     def weights(self) -> np.ndarray:
         return np.concatenate([block for _, block in self.blocks()])
 
-    def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
-        for index in range(-(-self.vocab_size // self.block_rows)):
+    def blocks(self, first: int = 0, stop: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+        stop = self.vocab_size if stop is None else stop
+        for index in range(first // self.block_rows, -(-stop // self.block_rows)):
             yield index * self.block_rows, self._block(index)
 
     def lookup(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
