@@ -18,6 +18,7 @@ NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
 _HANDLERS = {
     None: "app",
     "lesson": "app",
+    "explore": "app",
     "check": "check",
     "tokenize": "inspect",
     "neighbours": "inspect",
@@ -67,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     lesson = sub.add_parser("lesson", help="open a lesson, optionally at a page")
     lesson.add_argument("lesson_id", metavar="LESSON")
     lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
+
+    sub.add_parser(
+        "explore",
+        help="any model's tokens, neighbours, analogy, heatmap and table shape "
+        "(default: the shipped model; --model DIR for another)",
+    )
 
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")

@@ -224,7 +224,7 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
         weights.write_bytes(weights.read_bytes()[:-10])
         if damage == "missing":
             model_dir = tmp_path / "nowhere"
-    for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], []):
+    for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], [], ["explore"]):
         done = cli("--model", str(model_dir), *argv)
         assert done.returncode == 2, (argv, done.stderr)
         assert done.stdout == ""

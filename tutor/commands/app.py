@@ -1,4 +1,5 @@
-"""`tutor` and `tutor lesson ID [--page N]`: open the lesson app."""
+"""`tutor`, `tutor lesson ID [--page N]` and `tutor explore`: open the lesson app (explore:
+on the model workbench)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ def build(args: argparse.Namespace) -> TutorApp:
         opening_store=opening_store,
         start_lesson=getattr(args, "lesson_id", None),
         start_page=getattr(args, "page", None),
+        start_explore=args.command == "explore",
         remote=remote,
         # over SSH a blinking cursor redraws twice a second for every idle learner
         animate=not remote,

@@ -8,6 +8,7 @@ architecture keeps its table; only the file that holds the table is mapped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
@@ -282,3 +283,37 @@ def _open_resolved(path: Path) -> ProjectModel:
 def open_model(path: Path | None = None) -> ProjectModel:
     """The model in `path` (default: the shipped project model), opened once per path."""
     return _open_resolved((path or default_model_dir()).resolve())
+
+
+@dataclass(frozen=True, slots=True)
+class TableShape:
+    """What the explore screen's shapes panel says about a model's input table."""
+
+    vocab: int
+    dim: int
+    dtype: str
+    table_parameters: int
+    total_parameters: int
+    head: HeadKind
+    weights_bytes: int
+    before: BeforeKind
+
+    @property
+    def share(self) -> float:
+        """The table's share of every parameter in the files (tied: counted once)."""
+        return self.table_parameters / self.total_parameters if self.total_parameters else 0.0
+
+
+def table_shape(model: ProjectModel) -> TableShape:
+    """The table's shape and cost; reads every shard's header, never its data."""
+    vocab, dim = model.table_shape
+    return TableShape(
+        vocab=vocab,
+        dim=dim,
+        dtype=model.table_dtype,
+        table_parameters=model.embedding_parameters,
+        total_parameters=model.total_parameters,
+        head=model.head,
+        weights_bytes=model.weights_bytes,
+        before=model.before_kind,
+    )
