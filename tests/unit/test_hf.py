@@ -249,3 +249,36 @@ def test_scans_split_across_threads_give_the_same_answer(
     assert table._spans() == [(0, 30), (30, VOCAB)]  # whole blocks: 13 blocks cut 6 + 7
     np.testing.assert_allclose(table.cosines(values[3]), reference_cosines(values, 3), atol=1e-5)
     np.testing.assert_allclose(table.row_norms, np.linalg.norm(values, axis=1), rtol=1e-6)
+
+
+def test_top_k_from_bf16_pairs_equals_the_exact_search(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    vocab, dim = 3000, 16
+    values = as_bf16(rng.standard_normal((vocab, dim)).astype(np.float32))
+    values[100:110] = values[7]  # a tie of ten rows with token 7's row
+    values[200] = as_bf16(values[7] * 1.001 + 0.002)  # nearly a tie
+    model = ProjectModel(
+        write_hf_model(tmp_path / "m", LLAMA, vocab=vocab, dim=dim, dtype="BF16", table=values)
+    )
+    table = model.table()
+    query = values[7]
+    exact = reference_cosines(values, 7).astype(np.float32)
+    valid = np.ones(vocab, dtype=bool)
+    valid[[0, 1, 7]] = False
+    assert "row_norms" not in table.__dict__
+    first = table.top_cosines(query, 5, valid)  # norms unknown: the exact pass, everywhere
+    np.testing.assert_allclose(first[valid], exact[valid], atol=1e-5)
+    paired = table.top_cosines(query, 5, valid)  # norms known: pairs, then exact rescoring
+    kept = np.isfinite(paired)
+    assert kept.sum() < vocab // 10  # most rows were ruled out by the estimate
+    np.testing.assert_allclose(paired[kept], exact[kept], atol=1e-5)
+    kth = np.sort(exact[valid])[-5]
+    assert kept[valid & (exact >= kth - 1e-4)].all()  # nothing that belongs was lost
+    for word in ("banana", "cat", "dog"):
+        by_pairs = nearest(model, word, "after", k=12)
+        table.__dict__.pop("row_norms")  # the next search takes the exact pass
+        by_exact = nearest(model, word, "after", k=12)
+        assert [(n.id, n.rank) for n in by_pairs.neighbours] == [
+            (n.id, n.rank) for n in by_exact.neighbours
+        ]
+        assert by_pairs.tie_count == by_exact.tie_count

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from tutor.core.model import ProjectModel, Stage
-from tutor.core.table import one_hot
+from tutor.core.table import EmbeddingTable, one_hot
 
 NeighbourScheme = Literal["id", "onehot", "before", "after"]
 NEIGHBOUR_SCHEMES: tuple[NeighbourScheme, ...] = ("id", "onehot", "before", "after")
@@ -79,6 +79,14 @@ def _top_k(keys: np.ndarray, valid: np.ndarray, k: int) -> tuple[np.ndarray, np.
     return chosen, ranks, int(tied.size)
 
 
+def _cosine_keys(table: EmbeddingTable, query: np.ndarray, k: int, valid: np.ndarray) -> np.ndarray:
+    """-cosine of each of the first len(valid) rows with `query` (smaller = nearer); a row
+    that cannot be among the k nearest valid ones may be +inf (see `top_cosines`)."""
+    in_table = np.zeros(table.vocab_size, dtype=bool)
+    in_table[: len(valid)] = valid
+    return -table.top_cosines(query, k, in_table)[: len(valid)].astype(np.float64)
+
+
 def _neighbours(
     model: ProjectModel, ids: np.ndarray, ranks: np.ndarray, scores: np.ndarray
 ) -> list[Neighbour]:
@@ -121,8 +129,8 @@ def nearest(
         sign = 1.0
     else:
         table = model.table(scheme)
-        keys = -table.cosines(table.lookup([token_id])[0])[:n].astype(np.float64)
         valid[list(model.scheme.special_ids)] = False
+        keys = _cosine_keys(table, table.lookup([token_id])[0], k, valid)
         sign = -1.0
     ids, ranks, tie_count = _top_k(keys, valid, k)
     return NeighbourResult(
@@ -151,10 +159,9 @@ def analogy(
     table = model.table(stage)
     rows = table.lookup(ids)
     query = rows[0] - rows[1] + rows[2]
-    n = model.scheme.vocab_size
-    keys = -table.cosines(query)[:n].astype(np.float64)
-    valid = np.ones(n, dtype=bool)
+    valid = np.ones(model.scheme.vocab_size, dtype=bool)
     valid[ids] = False
     valid[list(model.scheme.special_ids)] = False
+    keys = _cosine_keys(table, query, k, valid)
     chosen, ranks, _ = _top_k(keys, valid, k)
     return _neighbours(model, chosen, ranks, -keys[chosen])

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,8 @@ BLOCK_BYTES = 1 << 20
 # Scans of tables whose float32 form is at least this big use this many threads at most.
 PARALLEL_MIN_BYTES = 64 << 20
 SCAN_THREADS = 2
+# How far a cosine read from bf16 pairs (`_paired_products`) can be from the exact one.
+BF16_PAIR_ERROR = 2.0**-7
 # Row norms of tables at least this big are kept in the cache dir between runs.
 NORMS_CACHE_MIN_BYTES = 64 << 20
 
@@ -254,13 +256,41 @@ class EmbeddingTable:
                 if norms:
                     np.einsum("ij,ij->i", block, block, out=squares[start:stop])
 
+        self._in_spans(scan_span)
+        return products, np.sqrt(squares, out=squares) if norms else squares
+
+    def _in_spans(self, scan_span: Callable[[tuple[int, int]], None]) -> None:
         spans = self._spans()
         if len(spans) == 1:
             scan_span(spans[0])
         else:  # numpy lets go of the GIL while it converts and multiplies
             with ThreadPoolExecutor(len(spans)) as pool:
                 list(pool.map(scan_span, spans))
-        return products, np.sqrt(squares, out=squares) if norms else squares
+
+    def _paired_products(self, query: np.ndarray) -> np.ndarray:
+        """W @ query for a bf16 table with even d, converting only half of each row.
+
+        Read as float32, each pair of bf16 words is the odd word's value with the even
+        word's bits below its mantissa: within 2**-7 of it, relatively. The even words are
+        exact once shifted up. So one conversion pass instead of two, and every product is
+        within BF16_PAIR_ERROR x |row| x |query| of the exact one.
+        """
+        products = np.empty(self.vocab_size, np.float32)
+        odd, even = np.ascontiguousarray(query[1::2]), np.ascontiguousarray(query[0::2])
+        storage = np.asarray(self.storage)
+        rows = self.block_rows
+
+        def scan_span(span: tuple[int, int]) -> None:
+            buffer = np.empty((rows, self.dim // 2), np.uint32)
+            for start in range(span[0], span[1], rows):
+                pairs = storage[start : min(start + rows, span[1])].view(np.uint32)
+                shifted = np.left_shift(pairs, np.uint32(16), out=buffer[: len(pairs)])
+                out = products[start : start + len(pairs)]
+                np.matmul(pairs.view(np.float32), odd, out=out)
+                out += shifted.view(np.float32) @ even
+
+        self._in_spans(scan_span)
+        return products
 
     def _spans(self) -> list[tuple[int, int]]:
         """The table cut into one span of whole blocks per scanning thread; big tables are
@@ -327,6 +357,45 @@ class EmbeddingTable:
         denom = norms * np.float32(np.linalg.norm(query))
         cos = np.divide(products, denom, out=np.zeros_like(denom), where=denom > 0)
         return np.clip(cos, -1.0, 1.0, out=cos)
+
+    def top_cosines(self, query: np.ndarray, k: int, valid: np.ndarray) -> np.ndarray:
+        """Cosines exact for every valid row that can be among the k highest, -inf for
+        the rest: what a top-k search needs, at about half the conversion cost on a bf16
+        table whose row norms are known.
+
+        Every row whose paired estimate comes within twice the estimate's error bound of
+        the k-th best estimate is rescored exactly, so no row that belongs in the top k
+        (ties included) is lost.
+        """
+        query = self._check_query(query)
+        paired = self.dtype_name == "BF16" and self.dim % 2 == 0 and not self._in_place
+        if paired and "row_norms" not in self.__dict__:
+            cached = self._read_norms()
+            if cached is not None:
+                self.__dict__["row_norms"] = cached
+        if not paired or "row_norms" not in self.__dict__:
+            cos = self.cosines(query)
+            return np.where(valid, cos, -np.inf).astype(np.float32)
+        denom = self.row_norms * np.float32(np.linalg.norm(query))
+        estimate = np.divide(
+            self._paired_products(query), denom, out=np.zeros_like(denom), where=denom > 0
+        )
+        estimate[~valid] = -np.inf
+        count = min(k, int(valid.sum()))
+        if count == 0:
+            return estimate
+        kth = np.partition(estimate, -count)[-count]
+        near = np.flatnonzero(valid & (estimate >= kth - 2 * BF16_PAIR_ERROR - 1e-4))
+        near_denom = denom[near]
+        scores = np.divide(
+            self.lookup(near) @ query,
+            near_denom,
+            out=np.zeros_like(near_denom),
+            where=near_denom > 0,
+        )
+        exact = np.full(self.vocab_size, -np.inf, np.float32)
+        exact[near] = np.clip(scores, -1.0, 1.0)
+        return exact
 
     def _read_norms(self) -> np.ndarray | None:
         if self.norms_cache is None:
