@@ -251,7 +251,10 @@ def test_scans_split_across_threads_give_the_same_answer(
     np.testing.assert_allclose(table.row_norms, np.linalg.norm(values, axis=1), rtol=1e-6)
 
 
-def test_top_k_from_bf16_pairs_equals_the_exact_search(tmp_path: Path) -> None:
+def test_top_k_from_bf16_pairs_equals_the_exact_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_module, "RESCORE_ROWS", 7)  # rescoring in several rounds
     rng = np.random.default_rng(5)
     vocab, dim = 3000, 16
     values = as_bf16(rng.standard_normal((vocab, dim)).astype(np.float32))
