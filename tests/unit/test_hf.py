@@ -285,3 +285,15 @@ def test_top_k_from_bf16_pairs_equals_the_exact_search(
             (n.id, n.rank) for n in by_exact.neighbours
         ]
         assert by_pairs.tie_count == by_exact.tie_count
+
+
+def test_torch_only_weights_are_named(tmp_path: Path) -> None:
+    model_dir = write_hf_model(tmp_path / "m", BERT)
+    (model_dir / "model.safetensors").unlink()
+    (model_dir / "pytorch_model.bin").write_bytes(b"pickle")
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == (
+        f"{model_dir} has no model.safetensors (nor model.safetensors.index.json); its "
+        "pytorch_model.bin needs torch to read: save the model as safetensors"
+    )

@@ -44,6 +44,7 @@ WEIGHTS_INDEX_FILE = "model.safetensors.index.json"
 BEFORE_FILE = "embeddings_before.safetensors"
 CONFIG_FILE = "config.json"
 RECREATED_SEED = 0
+TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")  # pickled torch weights, not read here
 
 
 class ModelError(ValueError):
@@ -122,7 +123,13 @@ def _weight_map(model_dir: Path) -> dict[str, Path] | None:
         return None
     index = model_dir / WEIGHTS_INDEX_FILE
     if not index.is_file():
-        raise ModelError(f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE})")
+        other = sorted(p.name for p in model_dir.glob("*") if p.suffix in TORCH_SUFFIXES)
+        hint = (
+            f"; its {', '.join(other[:3])} needs torch to read: save the model as safetensors"
+            if other
+            else ""
+        )
+        raise ModelError(f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE}){hint}")
     try:
         parsed = WeightsIndex.model_validate_json(index.read_bytes())
     except ValidationError as exc:
