@@ -227,7 +227,8 @@ class ExploreScreen(Screen[None]):
             [str(n), str(t.id), repr(t.piece), data]
             for n, (t, data) in enumerate(zip(view.tokens, view.bytes_of, strict=True))
         ]
-        shown = columns(["#", "id", "piece", "bytes"], rows[:SHOWN_TOKENS])
+        headers = ["#", "id", ctx.t("explore.col.piece"), ctx.t("explore.col.bytes")]
+        shown = columns(headers, rows[:SHOWN_TOKENS])
         lines = [ctx.t("explore.tokens", count=len(rows)), shown]
         if len(rows) > SHOWN_TOKENS:
             lines.append(ctx.t("explore.more", count=len(rows) - SHOWN_TOKENS))
