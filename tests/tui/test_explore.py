@@ -128,11 +128,12 @@ async def test_the_heatmap_takes_at_most_20_tokens(
     app = make_app(start_explore=True, model_dir=hf_dir, lang="en")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        words = " ".join(f"w{i}" for i in range(25))
+        words = " ".join(f"w{i}" for i in range(50))
         app.screen.query_one("#text", Input).value = words
         await settle(pilot)
+        assert app.screen.query_one("#pick", ChoiceBar).values == [f"w{i}" for i in range(40)]
         assert app.screen.query_one(Heatmap).pieces == [f"w{i}" for i in range(HEATMAP_LIMIT)]
-        assert "The text has 25 distinct tokens; the heatmap draws the first 20" in text_of(
+        assert "The text has 50 distinct tokens; the heatmap draws the first 20" in text_of(
             app, "#heat-note"
         )
         app.screen.query_one("#text", Input).value = "cat"

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 HEATMAP_LIMIT = 20  # tokens in the heatmap: 20 columns of 3 cells fit 80 columns
 SHOWN_TOKENS = 12  # token rows listed before "… and N more"
+PICK_LIMIT = 40  # tokens offered to pick from: a long paste must not make a bar of thousands
 K = 6
 DEFAULT_TEXT = {"zh": "猫和狗都喜欢吃鱼", "en": "the cat and the dog like fish"}
 
@@ -233,7 +234,7 @@ class ExploreScreen(Screen[None]):
         if len(rows) > SHOWN_TOKENS:
             lines.append(ctx.t("explore.more", count=len(rows) - SHOWN_TOKENS))
         self.query_one("#tokens", Static).update(Content("\n".join(lines)))
-        pieces = view.distinct or ["…"]
+        pieces = view.distinct[:PICK_LIMIT] or ["…"]
         if pieces != self._pieces:
             self._pieces = pieces
             self.query_one("#pick", ChoiceBar).set_options(pieces)
