@@ -170,3 +170,18 @@ def test_explore_snapshot(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=typed)
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS, ids=lambda c: c.name)
+async def test_every_convention_opens_in_explore(
+    make_app: Callable[..., TutorApp], tmp_path: Path, convention
+) -> None:
+    model_dir = write_hf_model(tmp_path / convention.name, convention)
+    app = make_app(start_explore=True, model_dir=model_dir, lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "V = 64 rows × d = 8" in text_of(app, "#shapes")
+        app.screen.query_one("#text", Input).value = "cat dog king"
+        await settle(pilot)
+        assert app.screen.query_one(Heatmap).matrix is not None
+        assert "'cat' (id 2)" in text_of(app, "#neighbours")

@@ -297,3 +297,22 @@ def test_torch_only_weights_are_named(tmp_path: Path) -> None:
         f"{model_dir} has no model.safetensors (nor model.safetensors.index.json); its "
         "pytorch_model.bin needs torch to read: save the model as safetensors"
     )
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS, ids=lambda c: c.name)
+def test_every_convention_answers_every_command(
+    tmp_path: Path, convention: Convention, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.cli import main
+
+    model = ["--model", str(write_hf_model(tmp_path / convention.name, convention))]
+    for argv in (
+        ["tokenize", "cat dog", "--scheme", "project", "--json"],
+        ["neighbours", "cat", "--json"],
+        ["neighbours", "cat", "--scheme", "id", "--json"],
+        ["similarity", "cat", "dog", "--json"],
+        ["analogy", "king", "man", "woman", "--json"],
+    ):
+        assert main([*model, *argv]) == 0, argv
+        out, err = capsys.readouterr()
+        assert err == "" and json.loads(out)
