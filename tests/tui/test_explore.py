@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
+import tutor.tui.screens.explore as explore_module
 from tests.tui.conftest import app_for, settle
 from tests.unit.hf_fixture import CONVENTIONS, WORDS, random_table, write_hf_model
 from tutor.core.model import open_model
@@ -106,14 +107,25 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         assert first.split()[:2] == ["1", "'queen'"] and first.endswith("1.000")
 
 
-async def test_only_the_newest_text_is_shown(make_app: Callable[..., TutorApp]) -> None:
+async def test_only_the_newest_text_is_shown(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = make_app(start_explore=True, lang="en")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        asked: list[str] = []
+        token_view = explore_module.token_view
+
+        def counted(model, text: str):
+            asked.append(text)
+            return token_view(model, text)
+
+        monkeypatch.setattr(explore_module, "token_view", counted)
         field = app.screen.query_one("#text", Input)
-        for text in ("猫", "猫和狗", "汽车和自行车"):
-            field.value = text  # three questions before any answer lands
+        for text in ("猫", "猫和狗", "狗和猫", "汽车和自行车"):
+            field.value = text  # four questions before any answer lands
         await settle(pilot)
+        assert asked[0] == "猫" and asked[-1] == "汽车和自行车" and len(asked) <= 2
         model = open_model()
         expected = model.scheme.encode("汽车和自行车")
         assert text_of(app, "#tokens").startswith(f"{len(expected)} tokens")

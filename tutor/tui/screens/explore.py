@@ -121,7 +121,9 @@ class ExploreScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__(name="explore")
-        self._asked: dict[str, int] = {}
+        self._asked: dict[str, int] = {}  # questions asked so far, per kind
+        self._computing: set[str] = set()  # kinds with a worker computing
+        self._queued: dict[str, tuple] = {}  # the newest question asked while it ran
         self._pieces: list[str] = []  # the text's tokens, as the pick bar lists them
 
     def help_title(self) -> str:
@@ -158,8 +160,19 @@ class ExploreScreen(Screen[None]):
 
     def _ask(self, kind: str, compute: Callable[[ProjectModel], Any], show: Callable) -> None:
         """Compute in a thread worker; show the answer only if it is the newest of its kind
-        and the screen is still up. An error the core explains is an answer too."""
+        and the screen is still up. One worker per kind: questions asked while it runs
+        wait, and only the newest of them runs next (a search of a 2.5 GB table takes a
+        second or two; keys pressed meanwhile must not queue a scan each). An error the
+        core explains is an answer too."""
         number = self._asked[kind] = self._asked.get(kind, 0) + 1
+        question = (kind, number, compute, show)
+        if kind in self._computing:
+            self._queued[kind] = question
+        else:
+            self._start(*question)
+
+    def _start(self, kind: str, number: int, compute: Callable, show: Callable) -> None:
+        self._computing.add(kind)
         models = tutor_context(self).models
 
         def work() -> None:
@@ -173,7 +186,12 @@ class ExploreScreen(Screen[None]):
 
     def on_answered(self, message: Answered) -> None:
         message.stop()
-        if message.number != self._asked.get(message.kind) or not self.is_attached:
+        self._computing.discard(message.kind)
+        if not self.is_attached:
+            return
+        if message.kind in self._queued:
+            self._start(*self._queued.pop(message.kind))
+        if message.number != self._asked.get(message.kind):
             return
         if isinstance(message.answer, Exception):
             self._show_error(message.kind, message.answer)
