@@ -190,10 +190,6 @@ class EmbeddingTable:
     def parameter_count(self) -> int:
         return self.vocab_size * self.dim
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.storage.nbytes)
-
     def _as_float32(self, rows: np.ndarray) -> np.ndarray:
         if self.dtype_name == "BF16":
             return bf16_to_float32(rows)
