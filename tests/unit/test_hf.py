@@ -316,3 +316,25 @@ def test_every_convention_answers_every_command(
         assert main([*model, *argv]) == 0, argv
         out, err = capsys.readouterr()
         assert err == "" and json.loads(out)
+
+
+def test_row_norms_are_kept_in_the_cache_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_module, "NORMS_CACHE_MIN_BYTES", 0)
+    monkeypatch.setenv("TUTOR_CACHE_DIR", str(tmp_path / "cache"))
+    values = random_table(VOCAB, DIM)
+    model_dir = write_hf_model(tmp_path / "m", LLAMA, dtype="BF16")
+    table = ProjectModel(model_dir).table()
+    assert table.norms_cache is not None
+    assert table.norms_cache.parent == tmp_path / "cache" / "row-norms"
+    assert not table.norms_cache.exists()
+    table.cosines(values[3])  # the first query computes the norms in its pass, and keeps them
+    kept = np.load(table.norms_cache)
+    np.testing.assert_allclose(kept, np.linalg.norm(values, axis=1), rtol=1e-6)
+    reopened = ProjectModel(model_dir).table()
+    assert reopened.norms_cache == table.norms_cache
+    np.save(reopened.norms_cache, np.full(VOCAB, 2.0, np.float32))  # planted: is it read?
+    assert np.array_equal(reopened.row_norms, np.full(VOCAB, 2.0, np.float32))
+    write_hf_model(model_dir, LLAMA, dtype="BF16", table=values * 2)  # a new file: new name
+    assert ProjectModel(model_dir).table().norms_cache != table.norms_cache
