@@ -211,6 +211,7 @@ def cli(*argv: str) -> subprocess.CompletedProcess[str]:
     ("damage", "message"),
     [
         ("truncate", "is truncated"),
+        ("corrupt", "is not a safetensors file"),
         ("unknown", "no input embedding table"),
         ("missing", "model directory not found"),
     ],
@@ -222,6 +223,8 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
         model_dir = write_hf_model(tmp_path / "m", LLAMA)
         weights = model_dir / "model.safetensors"
         weights.write_bytes(weights.read_bytes()[:-10])
+        if damage == "corrupt":
+            weights.write_bytes(np.random.default_rng(0).bytes(4096))
         if damage == "missing":
             model_dir = tmp_path / "nowhere"
     for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], [], ["explore"]):
