@@ -113,7 +113,7 @@ class ExploreScreen(Screen[None]):
     ]
     DEFAULT_CSS = """
     ExploreScreen #explore-body > * { height: auto; margin-bottom: 1; }
-    ExploreScreen Input, ExploreScreen .caption { margin-bottom: 0; }
+    ExploreScreen #explore-body > .caption { margin-bottom: 0; }
     ExploreScreen #heat { height: auto; }
     """
 
@@ -140,6 +140,7 @@ class ExploreScreen(Screen[None]):
         )
         with VerticalScroll(id="explore-body"):
             yield Static(ctx.t("model.loading"), id="shapes")
+            yield Static(Content.styled(ctx.t("explore.text"), "bold"), classes="caption")
             yield Input(DEFAULT_TEXT[ctx.lang], placeholder=ctx.t("explore.text"), id="text")
             yield Static(ctx.t("model.loading"), id="tokens")
             yield ChoiceBar(["…"], caption=ctx.t("explore.pick"), id="pick")
