@@ -22,7 +22,6 @@ from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.heatmap import Heatmap
 
 BERT = next(c for c in CONVENTIONS if c.name == "bert")
-SIZES = [(80, 24), (120, 40)]
 
 
 def text_of(app: TutorApp, selector: str) -> str:
@@ -166,14 +165,22 @@ def snapshot_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(
+    ("size", "lang"),
+    [
+        pytest.param((80, 24), "en", id="80x24-en"),
+        pytest.param((120, 40), "en", id="120x40-en"),
+        pytest.param((80, 24), "zh", id="80x24-zh"),
+    ],
+)
 def test_explore_snapshot(
     snap_compare: Callable[..., bool],
     snapshot_model: tuple[Path, Path],
     size: tuple[int, int],
+    lang: str,
 ) -> None:
     model_dir, data_dir = snapshot_model
-    app = app_for(data_dir, start_explore=True, model_dir=model_dir, lang="en")
+    app = app_for(data_dir, start_explore=True, model_dir=model_dir, lang=lang)
 
     async def typed(pilot) -> None:
         await settle(pilot)
