@@ -97,6 +97,7 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         assert "V = 64 rows × d = 8" in shapes and "F32" in shapes
         assert "output layer: none in these files (an encoder)" in shapes
         assert "re-created from config (not the real initial table)" in shapes
+        assert "not this model's real initial table" in text_of(app, "#heat-note")
         await type_into(pilot, "#text", "king man woman")
         assert "3 tokens" in text_of(app, "#tokens")  # not padded to 128
         await type_into(pilot, "#text", "king zebra")

@@ -28,7 +28,7 @@ from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
-    from tutor.core.model import ProjectModel, TableShape
+    from tutor.core.model import BeforeKind, ProjectModel, TableShape
     from tutor.core.similarity import Neighbour, NeighbourResult
     from tutor.core.tokenize import Token
 
@@ -125,6 +125,8 @@ class ExploreScreen(Screen[None]):
         self._computing: set[str] = set()  # kinds with a worker computing
         self._queued: dict[str, tuple] = {}  # the newest question asked while it ran
         self._pieces: list[str] = []  # the text's tokens, as the pick bar lists them
+        self._heat_tokens = 0  # distinct tokens of the text (the heatmap draws 20)
+        self._before: BeforeKind | None = None  # known once the shapes are in
 
     def help_title(self) -> str:
         return tutor_context(self).t("explore.title")
@@ -218,6 +220,8 @@ class ExploreScreen(Screen[None]):
 
     def _show_shapes(self, shape: TableShape) -> None:
         ctx = tutor_context(self)
+        self._before = shape.before
+        self._show_heat_note()
         text = ctx.t(
             "explore.shapes",
             v=f"{shape.vocab:,}",
@@ -305,18 +309,28 @@ class ExploreScreen(Screen[None]):
         from tutor.content.widgets import HeatmapWidget
         from tutor.tui.widgets.heatmap import Heatmap
 
-        ctx = tutor_context(self)
         heat = self.query_one("#heat", Vertical)
         heat.remove_children()
-        note = ctx.t("explore.heatmap", limit=HEATMAP_LIMIT)
-        if len(distinct) < 2:
-            note = ctx.t("explore.heatmap.few")
-        elif len(distinct) > HEATMAP_LIMIT:
-            note = ctx.t("explore.heatmap.cut", count=len(distinct), limit=HEATMAP_LIMIT)
-        self.query_one("#heat-note", Static).update(Content.styled(note, "bold"))
+        self._heat_tokens = len(distinct)
+        self._show_heat_note()
         if len(distinct) >= 2:
             config = HeatmapWidget(tokens=distinct[:HEATMAP_LIMIT], stage="after")
             heat.mount(Heatmap(config))
+
+    def _show_heat_note(self) -> None:
+        """How many tokens the heatmap draws, and what its "before" stage is for this model
+        (a re-created table is said to be one)."""
+        ctx = tutor_context(self)
+        count = self._heat_tokens
+        note = ctx.t("explore.heatmap", limit=HEATMAP_LIMIT)
+        if count < 2:
+            note = ctx.t("explore.heatmap.few")
+        elif count > HEATMAP_LIMIT:
+            note = ctx.t("explore.heatmap.cut", count=count, limit=HEATMAP_LIMIT)
+        parts: list[str | tuple[str, str]] = [(note, "bold")]
+        if self._before is not None and count >= 2:
+            parts += ["\n", (ctx.t(f"explore.heatmap.before.{self._before}"), "italic")]
+        self.query_one("#heat-note", Static).update(Content.assemble(*parts))
 
     def action_back(self) -> None:
         self.app.pop_screen()
