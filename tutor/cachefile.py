@@ -12,17 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tutor.core.paths import default_cache_dir as default_cache_dir  # one definition
+
 FORMAT = 1
-
-
-def default_cache_dir() -> Path:
-    """`TUTOR_CACHE_DIR` if set, else the platform's user cache dir."""
-    override = os.environ.get("TUTOR_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("embedding-tutor", appauthor=False))
 
 
 def read_cached(path: Path, key: object) -> Any:

@@ -19,6 +19,7 @@ SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 _HANDLERS = {
     None: "app",
     "lesson": "app",
+    "explore": "app",
     "check": "check",
     "grade": "grade",
     "new": "new",
@@ -26,6 +27,7 @@ _HANDLERS = {
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
+    "analogy": "inspect",
     "facts": "inspect",
     "train": "train",
     "assets": "assets",
@@ -70,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     lesson = sub.add_parser("lesson", help="open a lesson, optionally at a page")
     lesson.add_argument("lesson_id", metavar="LESSON")
     lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
+
+    sub.add_parser(
+        "explore",
+        help="any model's tokens, neighbours, analogy, heatmap and table shape "
+        "(default: the shipped model; --model DIR for another)",
+    )
 
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
@@ -122,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
     sim.add_argument("--stage", choices=STAGES, default="after")
     sim.add_argument("--json", action="store_true")
+
+    ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
+    ana.add_argument("a", metavar="A")
+    ana.add_argument("b", metavar="B")
+    ana.add_argument("c", metavar="C")
+    ana.add_argument("--k", type=int, default=5)
+    ana.add_argument("--stage", choices=("before", "after"), default="after")
+    ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
     facts.add_argument("--key", metavar="K")

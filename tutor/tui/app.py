@@ -82,6 +82,7 @@ class TutorApp(App[None]):
         guest: bool = False,
         start_lesson: str | None = None,
         start_page: int | None = None,
+        start_explore: bool = False,
         animate: bool = True,
         remote: bool = False,
         opening_store: Future[ProgressStore] | None = None,
@@ -94,6 +95,7 @@ class TutorApp(App[None]):
         self.learner = learner
         self.start_lesson = start_lesson
         self.start_page = start_page
+        self.start_explore = start_explore  # `tutor explore`: the model workbench first
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
         # `tutor` starts opening the store before it imports Textual; else it starts here
@@ -142,6 +144,10 @@ class TutorApp(App[None]):
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
+        if self.start_explore and not self._broken:
+            from tutor.tui.screens.explore import ExploreScreen
+
+            self.push_screen(ExploreScreen())
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size)
