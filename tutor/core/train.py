@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import torch
@@ -121,6 +123,24 @@ def _eval_loss(model: TinyLM, stream: torch.Tensor, context: int, limit: int = 6
 
 ProgressFn = Callable[[int, float, float, float], None]  # step, loss, tokens/s, eta seconds
 
+WARMUP_SHARE = 0.1
+
+
+def make_scheduler(
+    opt: torch.optim.Optimizer, cfg: TrainConfig
+) -> torch.optim.lr_scheduler.LRScheduler:
+    """One-cycle learning rate with a 10% warm-up; a run too short to warm up keeps the peak.
+
+    OneCycleLR divides by the warm-up's length in steps minus one, so a warm-up of exactly
+    one step (10% of 10 steps) divides by zero, and a shorter one spends a 1-step run at
+    the floor rate. Under 20 steps (a warm-up under two) the rate stays at `cfg.lr`.
+    """
+    if cfg.steps * WARMUP_SHARE < 2:
+        return torch.optim.lr_scheduler.LambdaLR(opt, lambda _step: 1.0)
+    return torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=cfg.steps, pct_start=WARMUP_SHARE
+    )
+
 
 def train(
     tokenizer: Tokenizer,
@@ -141,9 +161,7 @@ def train(
     model = TinyLM(vocab_size, cfg)
     before = {EMBED_KEY: model.model.embed_tokens.weight.detach().clone()}
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=cfg.lr, total_steps=cfg.steps, pct_start=0.1
-    )
+    sched = make_scheduler(opt, cfg)
     log = TrainLog(
         train_tokens=len(train_stream),
         valid_tokens=len(valid_stream),
@@ -208,23 +226,69 @@ def save_model_dir(
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     (out / "train_log.json").write_text(json.dumps(asdict(log), indent=2) + "\n", encoding="utf-8")
+    settle_modes(out)
 
 
-def print_progress(total: int) -> ProgressFn:
-    """A one-line progress bar on stderr: step, loss, tokens/s, ETA."""
+def settle_modes(out: Path) -> None:
+    """Give every file in `out` the mode a new file gets here (0644 under umask 022):
+    safetensors writes its files 0600, which would hide a shared model from its group."""
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in out.iterdir():
+        if path.is_file():
+            path.chmod(0o666 & ~umask)
+
+
+def loss_warning(val_loss: float, vocab_size: int, steps: int = 0, d: int = 0) -> str | None:
+    """A sentence for a run that predicts held-out text worse than a uniform guess."""
+    uniform = math.log(vocab_size)
+    if val_loss <= uniform:
+        return None
+    run = f" for {steps:,} steps at d={d}" if steps and d else ""
+    return (
+        f"warning: validation loss {val_loss:.3f} is worse than a uniform guess over the "
+        f"vocabulary (ln V = {uniform:.3f}): the corpus is probably too small{run} (the model "
+        "memorised the training text), or the run too short to learn anything; try fewer "
+        "steps, a smaller --d or more text"
+    )
+
+
+def print_progress(
+    total: int,
+    stream: TextIO | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    interval: float = 5.0,
+) -> ProgressFn:
+    """Progress on stderr: one redrawn bar on a terminal; in a log (not a terminal), a
+    plain line every `interval` seconds and at the end, since carriage returns there pile
+    every redraw into one unreadable line."""
+    out = stream or sys.stderr
+    on_terminal = out.isatty()
+    last = clock()
+
+    def line(step: int, loss: float, tokens_per_s: float, eta: float) -> str:
+        return (
+            f"step {step}/{total}  loss {loss:.3f}  "
+            f"{tokens_per_s:,.0f} tok/s  ETA {math.ceil(eta)}s"
+        )
 
     def show(step: int, loss: float, tokens_per_s: float, eta: float) -> None:
-        if step % 5 and step != total:
-            return
-        width = 24
-        filled = width * step // total
-        bar = "#" * filled + "-" * (width - filled)
-        sys.stderr.write(
-            f"\r[{bar}] step {step}/{total}  loss {loss:.3f}  "
-            f"{tokens_per_s:,.0f} tok/s  ETA {math.ceil(eta)}s "
-        )
-        if step == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        nonlocal last
+        if on_terminal:
+            if step % 5 and step != total:
+                return
+            width = 24
+            filled = width * step // total
+            bar = "#" * filled + "-" * (width - filled)
+            out.write(f"\r[{bar}] {line(step, loss, tokens_per_s, eta)} ")
+            if step == total:
+                out.write("\n")
+        else:
+            now = clock()
+            if now - last < interval and step != total:
+                return
+            last = now
+            out.write(line(step, loss, tokens_per_s, eta) + "\n")
+        out.flush()
 
     return show
