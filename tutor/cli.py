@@ -84,11 +84,25 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("token", metavar="TOKEN")
     nb.add_argument("--scheme", choices=NEIGHBOUR_SCHEMES, default="after")
     nb.add_argument("--k", type=int, default=5)
+    nb.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="cosine at a recorded training step, among the recorded tokens "
+        "(steps: tutor facts --key trajectory.steps)",
+    )
     nb.add_argument("--json", action="store_true")
 
     sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
     sim.add_argument("--stage", choices=("before", "after"), default="after")
+    sim.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="the rows at a recorded training step instead of a stage "
+        "(steps: tutor facts --key trajectory.steps)",
+    )
     sim.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")

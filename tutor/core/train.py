@@ -13,7 +13,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -23,6 +23,8 @@ import torch
 from safetensors.torch import save_file
 from tokenizers import Tokenizer
 from torch import nn
+
+from tutor.core.trajectory import Checkpoint, Trajectory
 
 EMBED_KEY = "model.embed_tokens.weight"
 HEAD_KEY = "lm_head.weight"
@@ -109,16 +111,32 @@ class TrainLog:
 
 
 def _eval_loss(model: TinyLM, stream: torch.Tensor, context: int, limit: int = 65536) -> float:
+    """Mean loss on the stream's first `limit` positions: fixed data, no gradients, no
+    random numbers, and the model left in the mode it was in."""
     positions = torch.arange(context, len(stream))[:limit]
     total, count = 0.0, 0
+    was_training = model.training
     model.eval()
     with torch.no_grad():
         for chunk in positions.split(4096):
             logits = model(_windows(stream, chunk, context))
             total += nn.functional.cross_entropy(logits, stream[chunk], reduction="sum").item()
             count += len(chunk)
-    model.train()
+    model.train(was_training)
     return total / max(count, 1)
+
+
+def _checkpoint(
+    model: TinyLM,
+    step: int,
+    ids: torch.Tensor,
+    streams: tuple[torch.Tensor, torch.Tensor],
+    context: int,
+) -> Checkpoint:
+    """The recorded tokens' input rows and both losses, read without touching the weights."""
+    rows = model.model.embed_tokens.weight.detach()[ids].numpy().astype(np.float32)
+    train_loss, val_loss = (_eval_loss(model, stream, context) for stream in streams)
+    return Checkpoint(step, train_loss, val_loss, rows)
 
 
 ProgressFn = Callable[[int, float, float, float], None]  # step, loss, tokens/s, eta seconds
@@ -149,8 +167,15 @@ def train(
     cfg: TrainConfig,
     progress: ProgressFn | None = None,
     on_eval: Callable[[TinyLM, int], None] | None = None,
+    record_ids: Sequence[int] = (),
+    record_steps: Collection[int] = (),
+    on_checkpoint: Callable[[Checkpoint], None] | None = None,
 ) -> tuple[TinyLM, dict[str, torch.Tensor], TrainLog]:
-    """Train and return the model, its initial input table (as it was) and the log."""
+    """Train and return the model, its initial input table (as it was) and the log.
+
+    With `on_checkpoint`, the input rows of `record_ids` and both losses are handed over at
+    each of `record_steps` (0 = before the first step); recording reads, never draws.
+    """
     torch.manual_seed(cfg.seed)
     generator = torch.Generator().manual_seed(cfg.seed)
     vocab_size = tokenizer.get_vocab_size()
@@ -172,7 +197,20 @@ def train(
     log.embedding_parameters = model.model.embed_tokens.weight.numel()
     log.head_parameters = model.lm_head.weight.numel()
     distinct: list[int] = []
+    ids = torch.tensor(list(record_ids), dtype=torch.long)
+    streams = (train_stream, valid_stream)
+
+    recording_s = 0.0  # kept out of the training clock, so tokens/s stays comparable
+
+    def record(step: int) -> None:
+        nonlocal recording_s
+        if on_checkpoint and step in record_steps:
+            began = time.perf_counter()
+            on_checkpoint(_checkpoint(model, step, ids, streams, cfg.context))
+            recording_s += time.perf_counter() - began
+
     start = time.perf_counter()
+    record(0)
     for step in range(1, cfg.steps + 1):
         positions = torch.randint(cfg.context, len(train_stream), (cfg.batch,), generator=generator)
         targets = train_stream[positions]
@@ -184,7 +222,7 @@ def train(
         loss.backward()
         opt.step()
         sched.step()
-        elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start - recording_s
         tokens_per_s = step * cfg.batch / elapsed
         if step % 10 == 0 or step == cfg.steps:
             log.steps.append(step)
@@ -196,7 +234,8 @@ def train(
             log.val_loss.append(round(_eval_loss(model, valid_stream, cfg.context), 4))
             if on_eval:
                 on_eval(model, step)
-    log.wall_time_s = round(time.perf_counter() - start, 2)
+        record(step)
+    log.wall_time_s = round(time.perf_counter() - start - recording_s, 2)
     log.tokens_per_s = round(cfg.steps * cfg.batch / log.wall_time_s, 1)
     log.batch_distinct_mean = round(sum(distinct) / len(distinct), 1)
     return model, before, log
@@ -210,8 +249,10 @@ def save_model_dir(
     log: TrainLog,
     cfg: TrainConfig,
     tokenizer_name: str,
+    trajectory: Trajectory | None = None,
 ) -> None:
-    """Write the shipped format: tokenizer.json, both tables, config.json, train_log.json."""
+    """Write the shipped format: tokenizer.json, both tables, config.json, train_log.json,
+    and the recorded run when there is one."""
     out.mkdir(parents=True, exist_ok=True)
     tokenizer.save(str(out / "tokenizer.json"))
     save_file(before, str(out / "embeddings_before.safetensors"))
@@ -226,6 +267,8 @@ def save_model_dir(
     }
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     (out / "train_log.json").write_text(json.dumps(asdict(log), indent=2) + "\n", encoding="utf-8")
+    if trajectory is not None:
+        trajectory.save(out)
     settle_modes(out)
 
 
