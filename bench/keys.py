@@ -44,6 +44,7 @@ from tutor.tui.store import default_learner
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip
+from tutor.tui.widgets.training import TrainingRun
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -252,6 +253,37 @@ async def paste_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[lis
     return times, verified
 
 
+async def scrub_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """→ through the recorded checkpoints to the last, then ← back, and so on; the first
+    pass draws each step's plot, later passes reuse it."""
+    app = pilot.app
+    widget = app.screen.query_one(TrainingRun)
+    widget.focus()
+    widget.scroll_visible(animate=False, top=True)
+    await settle(pilot)
+    assert widget.run is not None
+    last = len(widget.run.views) - 1
+    times, verified, direction = [], 0, 1
+    for _ in range(n):
+        if not 0 <= widget.index + direction <= last:
+            direction = -direction
+        target = widget.index + direction
+        view = widget.run.views[target]
+        words = t(
+            "train.step",
+            "zh",
+            step=f"{view.step:,}",
+            total=f"{widget.run.total_steps:,}",
+            n=target + 1,
+            count=last + 1,
+        )
+        key = "right" if direction > 0 else "left"
+        times.append(await timed(press(app, key), lambda i=target: widget.index == i))
+        await settle(pilot)
+        verified += shows(screen.catch_up(), words)
+    return times, verified
+
+
 def run(presses: int) -> dict[str, object]:
     heat_page, _ = first_page_with("heatmap")
     # the panel asking the trained/initial tables, which scan every row, is the heaviest
@@ -260,10 +292,12 @@ def run(presses: int) -> dict[str, object]:
         lambda c: sum(s in ("before", "after") for s in c.schemes),  # type: ignore[attr-defined]
     )
     tok_page, _ = first_page_with("tokens")
+    training_page, _ = first_page_with("training")
     scenarios = [
         Scenario("heatmap_toggle", heat_page, heatmap_presses),
         Scenario("neighbours_new_token", nb_page, neighbour_presses),
         Scenario("token_strip_paste_2000", tok_page, paste_presses),
+        Scenario("training_scrub", training_page, scrub_presses),
     ]
     results: dict[str, object] = {}
     screen = Screen()

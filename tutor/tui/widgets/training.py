@@ -1,0 +1,328 @@
+"""The training run, step by step: scrub through the checkpoints recorded while the
+shipped model trained, and watch the heatmap's blocks form and the neighbours change.
+
+Every step's picture is computed once, in a worker, when the run loads (30 checkpoints of
+20 tokens are a few hundred small cosines); a scrub key then only swaps prepared text,
+and the plot keeps each step's rendering, so scrubbing answers within a frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
+
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
+from tutor.tui.widgets.update import update_in_place
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor.content.widgets import TrainingWidget
+    from tutor.core.similarity import Neighbour
+    from tutor.core.trajectory import Trajectory
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """What the widget shows at one checkpoint, prepared off the UI thread."""
+
+    step: int
+    train_loss: float
+    val_loss: float
+    contrast: float
+    matrix: np.ndarray
+    neighbours: dict[str, list[Neighbour]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """A whole run, prepared: its steps' views, the curves, and what the tokens are."""
+
+    views: list[StepView]
+    total_steps: int
+    uniform_loss: float
+    recorded_tokens: int
+    errors: list[str]
+
+    @property
+    def steps(self) -> list[int]:
+        return [v.step for v in self.views]
+
+
+def prepare(run: Trajectory, config: TrainingWidget, vocab_size: int) -> RunView:
+    """Every checkpoint's matrix, neighbours and contrast; tokens not recorded are named."""
+    errors = [
+        token
+        for token in dict.fromkeys([*config.tokens, *config.neighbours])
+        if token not in run.tokens
+    ]
+    shown = [t for t in config.tokens if t in run.tokens]
+    asked = [t for t in config.neighbours if t in run.tokens]
+    views = []
+    for index, step in enumerate(run.steps):
+        _, matrix = run.similarity(shown, index)
+        views.append(
+            StepView(
+                step=step,
+                train_loss=run.meta.train_loss[index],
+                val_loss=run.meta.val_loss[index],
+                contrast=float(run.contrast[index]),
+                matrix=matrix,
+                neighbours={t: run.nearest(t, index, config.k) for t in asked},
+            )
+        )
+    return RunView(views, run.steps[-1], math.log(vocab_size), len(run.tokens), errors)
+
+
+class StepPlot(PlotextPlot):
+    """Loss and category contrast against the step (log scale), the current step marked.
+
+    Each (step, size, theme) is drawn once and kept: plotext takes ~15 ms a drawing, which
+    scrubbing back and forth would otherwise pay on every key.
+    """
+
+    DEFAULT_CSS = """
+    StepPlot { height: 9; width: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.run: RunView | None = None
+        self.index = 0
+        self._drawn: dict[tuple[object, ...], Text] = {}
+
+    def show(self, run: RunView, index: int) -> None:
+        if run is not self.run:
+            self._drawn.clear()
+        self.run, self.index = run, index
+        self.refresh()
+
+    def render(self) -> Text:
+        if self.run is None:
+            return Text("")
+        width, height = self.size
+        key = (self.index, width, height, self._get_plotext_theme_name(self.app.theme))
+        if key not in self._drawn:
+            self._drawn[key] = self._draw(self.run, self.index, width, height, str(key[3]))
+        return self._drawn[key]
+
+    def _draw(self, run: RunView, index: int, width: int, height: int, theme: str) -> Text:
+        """Validation loss (•, left axis) and contrast (+, right axis); the caption below
+        the plot names them, since plotext counts a CJK character as one column."""
+        plt = self.plt
+        plt.clear_figure()
+        plt.plotsize(width, height)
+        plt.theme(theme)
+        plt.xscale("log")  # at step + 1, so that step 0 has a place on the axis
+        xs = [step + 1 for step in run.steps]
+        ticks = [0, *(10**n for n in range(1, int(math.log10(run.total_steps)) + 1))]
+        plt.xticks([tick + 1 for tick in ticks], [f"{tick:,}" for tick in ticks])
+        plt.plot(xs, [v.val_loss for v in run.views], marker="•")
+        plt.plot(xs, [v.contrast for v in run.views], marker="+", yside="right")
+        plt.vline(xs[index])
+        return Text.from_ansi(plt.build())
+
+
+class TrainingRun(Vertical, can_focus=True):
+    """←/→ move one checkpoint; home/end jump to the first and the last step."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "scrub(-1)", "key.scrub", key_display="←→"),
+        Binding("right", "scrub(1)", "key.scrub", show=False),
+        Binding("home", "jump(0)", "key.ends", key_display="Home/End"),
+        Binding("end", "jump(-1)", "key.ends", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    TrainingRun { height: auto; padding: 0 0 1 0; }
+    TrainingRun:focus-within #status { text-style: bold; }
+    TrainingRun #grid { width: auto; max-width: 100%; text-wrap: nowrap; }
+    """
+
+    index: reactive[int] = reactive(0, init=False)
+
+    class Prepared(Message):
+        def __init__(self, run: RunView | None, error: str) -> None:
+            super().__init__()
+            self.run = run
+            self.error = error
+
+    def __init__(self, config: TrainingWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.run: RunView | None = None
+        self.error = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(tutor_context(self).t("model.loading"), id="status")
+        yield StepPlot(id="plot")
+        yield Static(tutor_context(self).t("train.plot"), id="caption")
+        yield Static(id="grid")
+        yield Static(id="neighbours")
+
+    def on_mount(self) -> None:
+        self.query_one(StepPlot).display = False
+        self.query_one("#caption").display = False
+        self._prepare()
+
+    @work(thread=True, exclusive=True, group="training")
+    def _prepare(self) -> None:
+        from tutor.core.trajectory import TrajectoryError, load
+
+        ctx = tutor_context(self)
+        try:
+            model = ctx.models.get()
+            run = prepare(load(model.path), self.config, model.scheme.vocab_size)
+        except (TrajectoryError, ValueError, OSError) as exc:
+            self.post_message(self.Prepared(None, str(exc)))
+            return
+        self.post_message(self.Prepared(run, ""))
+
+    def on_training_run_prepared(self, message: Prepared) -> None:
+        message.stop()
+        self.run, self.error = message.run, message.error
+        if self.run is None:
+            update_in_place(
+                self.query_one("#status", Static),
+                Content.styled(tutor_context(self).t("train.missing", error=self.error), "bold"),
+            )
+            return
+        self.query_one(StepPlot).display = True
+        self.query_one("#caption").display = True
+        self.index = 0
+        self._show()
+
+    @property
+    def computing(self) -> bool:
+        """The run is still being prepared (named apart from Textual's `loading`)."""
+        return self.run is None and not self.error
+
+    def action_scrub(self, delta: int) -> None:
+        if self.run is not None:
+            self.index = max(0, min(len(self.run.views) - 1, self.index + delta))
+
+    def action_jump(self, end: int) -> None:
+        if self.run is not None:
+            self.index = end % len(self.run.views)
+
+    def watch_index(self) -> None:
+        if self.run is not None:
+            self._show()
+
+    @property
+    def view(self) -> StepView | None:
+        return self.run.views[self.index] if self.run is not None else None
+
+    def _show(self) -> None:
+        assert self.run is not None
+        update_in_place(self.query_one("#status", Static), self._status())
+        self.query_one(StepPlot).show(self.run, self.index)
+        update_in_place(self.query_one("#grid", Static), self._grid())
+        update_in_place(self.query_one("#neighbours", Static), self._neighbours())
+
+    def status_text(self) -> str:
+        """The step, both losses and the contrast beside its chance level, in words."""
+        ctx = tutor_context(self)
+        run, view = self.run, self.view
+        assert run is not None and view is not None
+        return "\n".join(
+            [
+                ctx.t(
+                    "train.step",
+                    step=f"{view.step:,}",
+                    total=f"{run.total_steps:,}",
+                    n=self.index + 1,
+                    count=len(run.views),
+                ),
+                ctx.t(
+                    "train.loss",
+                    train=f"{view.train_loss:.3f}",
+                    val=f"{view.val_loss:.3f}",
+                    uniform=f"{run.uniform_loss:.3f}",
+                ),
+                ctx.t(
+                    "train.contrast",
+                    value=f"{view.contrast:+.3f}",
+                    chance=f"{run.views[0].contrast:+.3f}",
+                ),
+            ]
+        )
+
+    def _status(self) -> Content:
+        ctx = tutor_context(self)
+        lines = self.status_text().split("\n")
+        keys = ctx.t("train.keys")
+        return Content.assemble(
+            (lines[0], "bold"), "  ", (keys, "dim"), "\n", lines[1], "\n", lines[2]
+        )
+
+    def _grid(self) -> Content:
+        view = self.view
+        assert view is not None
+        pieces = [t for t in self.config.tokens if t not in (self.run.errors if self.run else [])]
+        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(pieces)]
+        label_width = max(cell_len(label) for label in labels) + 1
+        ctx = tutor_context(self)
+        title = ctx.t("heat.title", count=len(pieces), stage=ctx.t("train.at", step=view.step))
+        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n", " " * label_width]
+        parts += [f"{n + 1:>2} " for n in range(len(pieces))]
+        parts.append("\n")
+        for row, label in enumerate(labels):
+            parts.append(pad_cells(label, label_width))
+            for column in range(len(pieces)):
+                glyph, colour = band(float(view.matrix[row, column]))
+                parts.append((f"{glyph} ", f"bold {colour}"))
+            parts.append("\n")
+        for glyph, colour, text in legend_ranges():
+            parts += [(glyph, f"bold {colour}"), f" {text}  "]
+        return Content.assemble(*parts)
+
+    def neighbour_lines(self) -> list[str]:
+        ctx = tutor_context(self)
+        run, view = self.run, self.view
+        assert run is not None and view is not None
+        lines = [
+            ctx.t(
+                "train.neighbours",
+                token=token,
+                count=run.recorded_tokens,
+                list="  ".join(f"{n.piece} {n.score:.2f}" for n in found),
+            )
+            for token, found in view.neighbours.items()
+        ]
+        if run.errors:
+            lines.append(ctx.t("train.unrecorded", tokens="、".join(run.errors)))
+        return lines
+
+    def _neighbours(self) -> Content:
+        return Content("\n".join(self.neighbour_lines()))
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        if self.run is None:
+            return ctx.t("train.missing", error=self.error) if self.error else ""
+        view = self.view
+        assert view is not None
+        pieces = [t for t in self.config.tokens if t not in self.run.errors]
+        rows = [
+            f"{piece}: "
+            + ", ".join(
+                f"{other} {view.matrix[r, c]:.2f}" for c, other in enumerate(pieces) if c != r
+            )
+            for r, piece in enumerate(pieces)
+        ]
+        return "\n".join([self.status_text(), *rows, *self.neighbour_lines()])
