@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
@@ -24,6 +25,18 @@ from textual.reactive import reactive
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from tutor.core.live import (
+    STEPS,
+    WIDTHS,
+    Failed,
+    Finished,
+    LiveRun,
+    Reached,
+    SlotBusy,
+    Started,
+    recording_of,
+    why_not,
+)
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.update import update_in_place
@@ -33,7 +46,7 @@ if TYPE_CHECKING:
 
     from tutor.content.widgets import TrainingWidget
     from tutor.core.similarity import Neighbour
-    from tutor.core.trajectory import Trajectory
+    from tutor.core.trajectory import Trajectory, TrajectoryRecording
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +76,11 @@ class RunView:
         return [v.step for v in self.views]
 
 
-def prepare(run: Trajectory, config: TrainingWidget, vocab_size: int) -> RunView:
-    """Every checkpoint's matrix, neighbours and contrast; tokens not recorded are named."""
+def prepare(
+    run: Trajectory, config: TrainingWidget, vocab_size: int, *, last_only: bool = False
+) -> RunView:
+    """Every checkpoint's matrix, neighbours and contrast (or the last one's, for a live
+    run's newest checkpoint); tokens not recorded are named."""
     errors = [
         token
         for token in dict.fromkeys([*config.tokens, *config.neighbours])
@@ -73,7 +89,8 @@ def prepare(run: Trajectory, config: TrainingWidget, vocab_size: int) -> RunView
     shown = [t for t in config.tokens if t in run.tokens]
     asked = [t for t in config.neighbours if t in run.tokens]
     views = []
-    for index, step in enumerate(run.steps):
+    first = len(run.steps) - 1 if last_only else 0
+    for index, step in enumerate(run.steps[first:], start=first):
         _, matrix = run.similarity(shown, index)
         views.append(
             StepView(
@@ -138,13 +155,20 @@ class StepPlot(PlotextPlot):
 
 
 class TrainingRun(Vertical, can_focus=True):
-    """←/→ move one checkpoint; home/end jump to the first and the last step."""
+    """←/→ move one checkpoint; home/end jump to the first and the last step; t trains a
+    run of the learner's own (w and s choose its width and steps), x cancels it, r shows
+    the recorded run again."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "scrub(-1)", "key.scrub", key_display="←→"),
         Binding("right", "scrub(1)", "key.scrub", show=False),
         Binding("home", "jump(0)", "key.ends", key_display="Home/End"),
         Binding("end", "jump(-1)", "key.ends", show=False),
+        Binding("t", "train", "key.train"),
+        Binding("w", "choose_width", "key.width", show=False),
+        Binding("s", "choose_steps", "key.steps", show=False),
+        Binding("x", "cancel", "key.cancel", show=False),
+        Binding("r", "recorded", "key.recorded", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -156,16 +180,32 @@ class TrainingRun(Vertical, can_focus=True):
     index: reactive[int] = reactive(0, init=False)
 
     class Prepared(Message):
-        def __init__(self, run: RunView | None, error: str) -> None:
+        def __init__(self, run: RunView | None, error: str, model_dir: Path | None) -> None:
             super().__init__()
             self.run = run
             self.error = error
+            self.model_dir = model_dir
+
+    class LiveEvent(Message):
+        """A line from the learner's own run, read on the run's thread."""
+
+        def __init__(self, run: LiveRun, event: object) -> None:
+            super().__init__()
+            self.run = run
+            self.event = event
 
     def __init__(self, config: TrainingWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.config = config
         self.run: RunView | None = None
+        self.recorded: RunView | None = None  # the shipped run, kept while a live one shows
         self.error = ""
+        self.model_dir: Path | None = None
+        self.live: LiveRun | None = None
+        self.live_recording: TrajectoryRecording | None = None
+        self.live_vocab = 0
+        self.width_choice, self.steps_choice = 1, 1  # d = 16, 100 steps
+        self.live_note = ""
 
     def compose(self) -> ComposeResult:
         yield Static(tutor_context(self).t("model.loading"), id="status")
@@ -173,6 +213,7 @@ class TrainingRun(Vertical, can_focus=True):
         yield Static(tutor_context(self).t("train.plot"), id="caption")
         yield Static(id="grid")
         yield Static(id="neighbours")
+        yield Static(id="live")
 
     def on_mount(self) -> None:
         self.query_one(StepPlot).display = False
@@ -186,15 +227,21 @@ class TrainingRun(Vertical, can_focus=True):
         ctx = tutor_context(self)
         try:
             model = ctx.models.get()
+        except (ValueError, OSError) as exc:
+            self.post_message(self.Prepared(None, str(exc), None))
+            return
+        try:
             run = prepare(load(model.path), self.config, model.scheme.vocab_size)
         except (TrajectoryError, ValueError, OSError) as exc:
-            self.post_message(self.Prepared(None, str(exc)))
+            self.post_message(self.Prepared(None, str(exc), model.path))
             return
-        self.post_message(self.Prepared(run, ""))
+        self.post_message(self.Prepared(run, "", model.path))
 
     def on_training_run_prepared(self, message: Prepared) -> None:
         message.stop()
-        self.run, self.error = message.run, message.error
+        self.run, self.error, self.model_dir = message.run, message.error, message.model_dir
+        self.recorded = self.run
+        self._show_live()
         if self.run is None:
             update_in_place(
                 self.query_one("#status", Static),
@@ -233,6 +280,133 @@ class TrainingRun(Vertical, can_focus=True):
         self.query_one(StepPlot).show(self.run, self.index)
         update_in_place(self.query_one("#grid", Static), self._grid())
         update_in_place(self.query_one("#neighbours", Static), self._neighbours())
+
+    # the learner's own run ---------------------------------------------------
+
+    def action_choose_width(self) -> None:
+        if self.live is None:
+            self.width_choice = (self.width_choice + 1) % len(WIDTHS)
+            self._show_live()
+
+    def action_choose_steps(self) -> None:
+        if self.live is None:
+            self.steps_choice = (self.steps_choice + 1) % len(STEPS)
+            self._show_live()
+
+    def action_train(self) -> None:
+        """Start a run in a child process (from this, the UI thread: see LiveRun)."""
+        ctx = tutor_context(self)
+        if self.live is not None or self.model_dir is None:
+            return
+        reason = why_not()
+        if reason:
+            self._note(ctx.t("train.live.unavailable", reason=reason))
+            return
+        d, steps = WIDTHS[self.width_choice], STEPS[self.steps_choice]
+        try:
+            self.live = LiveRun(d, steps, self._out_dir(d, steps), self.model_dir, self._relay)
+        except (SlotBusy, OSError, ValueError) as exc:
+            self._note(ctx.t("train.live.unavailable", reason=exc))
+            return
+        self._note(ctx.t("train.live.starting", d=d, steps=steps))
+
+    def _out_dir(self, d: int, steps: int) -> Path:
+        """The learner's runs folder beside their progress file (a temporary one for a
+        guest, whose session keeps nothing)."""
+        import tempfile
+        import time
+
+        name = f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
+        path = tutor_context(self).store.path
+        if path is None:
+            return Path(tempfile.mkdtemp(prefix="tutor-run-")) / name
+        return path.parent / "runs" / name
+
+    def _relay(self, event: object) -> None:
+        """Called on the run's reader thread: hand the line to the UI thread."""
+        live = self.live
+        if live is not None:
+            self.post_message(self.LiveEvent(live, event))
+
+    def on_training_run_live_event(self, message: LiveEvent) -> None:
+        message.stop()
+        if message.run is not self.live:
+            return  # a line from a run already cancelled
+        ctx = tutor_context(self)
+        event = message.event
+        if isinstance(event, Started):
+            self.live_recording = recording_of(event)
+            self.live_vocab = event.vocab_size
+        elif isinstance(event, Reached) and self.live_recording is not None:
+            self._add_checkpoint(event)
+        elif isinstance(event, Finished):
+            self.live = None
+            note = ctx.t("train.live.done", path=event.model_dir)
+            self._note(note + ("\n" + event.warning if event.warning else ""))
+        elif isinstance(event, Failed):
+            self.live = None
+            self._note(ctx.t("train.live.failed", error=event.message))
+
+    def _add_checkpoint(self, event: Reached) -> None:
+        assert self.live_recording is not None and self.live is not None
+        self.live_recording.add(event.checkpoint())
+        latest = self.live_recording.trajectory()
+        view = prepare(latest, self.config, self.live_vocab, last_only=True)
+        following = (
+            self.run is None or self.run is self.recorded or (self.index == len(self.run.views) - 1)
+        )
+        views = [] if self.run is self.recorded or self.run is None else self.run.views
+        self.run = RunView(
+            [*views, *view.views],
+            self.live.steps,
+            view.uniform_loss,
+            view.recorded_tokens,
+            view.errors,
+        )
+        self._note(
+            tutor_context(self).t(
+                "train.live.running", step=event.step, steps=self.live.steps, d=self.live.d
+            )
+        )
+        self.query_one(StepPlot).display = True
+        self.query_one("#caption").display = True
+        if following and self.index != len(self.run.views) - 1:
+            self.index = len(self.run.views) - 1  # the watcher shows it
+        else:
+            self._show()
+
+    def action_cancel(self) -> None:
+        if self.live is not None:
+            live, self.live = self.live, None
+            live.cancel()
+            self._note(tutor_context(self).t("train.live.cancelled"))
+
+    def action_recorded(self) -> None:
+        if self.recorded is not None and self.live is None and self.run is not self.recorded:
+            self.run = self.recorded
+            self.index = 0
+            self._show()
+
+    def on_unmount(self) -> None:
+        """Leaving the page ends a run still going: no training outlives its screen."""
+        if self.live is not None:
+            self.live.cancel()
+            self.live = None
+
+    def _note(self, text: str) -> None:
+        self.live_note = text
+        self._show_live()
+
+    def _show_live(self) -> None:
+        ctx = tutor_context(self)
+        choice = ctx.t(
+            "train.live.choice", d=WIDTHS[self.width_choice], steps=STEPS[self.steps_choice]
+        )
+        keys = ctx.t("train.live.cancel_keys" if self.live else "train.live.keys")
+        lines = [Content.assemble((choice, "bold"), "  ", (keys, "dim"))]
+        if self.live_note:
+            lines.append(Content(self.live_note))
+        update_in_place(self.query_one("#live", Static), Content("\n").join(lines))
 
     def status_text(self) -> str:
         """The step, both losses and the contrast beside its chance level, in words."""
