@@ -139,6 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
     serve.add_argument("--data-dir", type=Path, metavar="DIR")
+    serve.add_argument(
+        "--live-training",
+        type=int,
+        default=0,
+        metavar="N",
+        help="let learners train a model of their own live, N runs at a time on this "
+        "server (each holds a core for up to a few minutes); default 0: off",
+    )
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS)
     return parser

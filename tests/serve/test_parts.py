@@ -122,3 +122,15 @@ def test_small_helpers() -> None:
     assert exit_status(0) == 0 and exit_status(3) == 3 and exit_status(-9) == 137
     assert loggable("xterm\nsession end learner=x") == "xterm_session_end_learner=x"
     assert loggable("") == "-"
+
+
+def test_sessions_get_the_admins_live_training_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
+    assert "TUTOR_LIVE_TRAINING" not in child_environment("xterm", {}, tmp_path, GUEST)
+    monkeypatch.setenv("TUTOR_LIVE_TRAINING", "2")
+    monkeypatch.setenv("TUTOR_LIVE_SLOTS", str(tmp_path / "slots"))
+    env = child_environment("xterm", {"TUTOR_LIVE_TRAINING": "99"}, tmp_path, GUEST)
+    assert env["TUTOR_LIVE_TRAINING"] == "2"  # the admin's, never the client's
+    assert env["TUTOR_LIVE_SLOTS"] == str(tmp_path / "slots")
