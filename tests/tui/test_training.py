@@ -121,7 +121,7 @@ async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
         recorded = widget.run
         await pilot.press("w", "w", "w", "s", "s", "s")  # d = 8, 20 steps
         assert (live.WIDTHS[widget.width_choice], live.STEPS[widget.steps_choice]) == (8, 20)
-        await pilot.press("t")
+        await pilot.press("enter")
         assert widget.live is not None
         await _until(pilot, lambda: widget.live is None)
         await settle(pilot)
@@ -138,7 +138,7 @@ async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
         saved = trajectory.load(out)
         assert saved.rows.shape[1:] == (len(saved.tokens), 8)
         assert saved.meta.val_loss == [v.val_loss for v in widget.run.views]
-        await pilot.press("r")
+        await pilot.press("b")
         await settle(pilot)
         assert widget.run is recorded
     if not torch_before:
@@ -154,7 +154,7 @@ async def test_cancel_ends_the_run_and_saves_nothing(
     async with app.run_test(size=(80, 24)) as pilot:
         widget = await _focused_run(pilot)
         await pilot.press("w", "w", "w", "s", "s")  # d = 8, 1,000 steps
-        await pilot.press("t")
+        await pilot.press("enter")
         run = widget.live
         assert run is not None
         await _until(pilot, lambda: widget.run is not widget.recorded)
@@ -174,7 +174,7 @@ async def test_served_sessions_train_only_when_the_admin_allows(
     app = make_app(start_lesson=LESSON, start_page=page_with("training"))
     async with app.run_test(size=(80, 24)) as pilot:
         widget = await _focused_run(pilot)
-        await pilot.press("t")
+        await pilot.press("enter")
         await settle(pilot)
         assert widget.live is None
         assert "--live-training" in widget.live_note

@@ -155,20 +155,20 @@ class StepPlot(PlotextPlot):
 
 
 class TrainingRun(Vertical, can_focus=True):
-    """←/→ move one checkpoint; home/end jump to the first and the last step; t trains a
-    run of the learner's own (w and s choose its width and steps), x cancels it, r shows
-    the recorded run again."""
+    """←/→ move one checkpoint; home/end jump to the first and the last step; enter trains
+    a run of the learner's own (w and s choose its width and steps), x cancels it, b shows
+    the recorded run again. (t, r, n, p, h and q keep their app and page meanings.)"""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "scrub(-1)", "key.scrub", key_display="←→"),
         Binding("right", "scrub(1)", "key.scrub", show=False),
         Binding("home", "jump(0)", "key.ends", key_display="Home/End"),
         Binding("end", "jump(-1)", "key.ends", show=False),
-        Binding("t", "train", "key.train"),
+        Binding("enter", "train", "key.train", key_display="Enter"),
         Binding("w", "choose_width", "key.width", show=False),
         Binding("s", "choose_steps", "key.steps", show=False),
         Binding("x", "cancel", "key.cancel", show=False),
-        Binding("r", "recorded", "key.recorded", show=False),
+        Binding("b", "recorded", "key.recorded", show=False),
     ]
 
     DEFAULT_CSS = """
