@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -168,30 +169,36 @@ class LiveRun:
         self._on_message = on_message
         self._slot = Slot()
         self._cancelled = False
-        self._process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tutor.commands.train_live",
-                "--d",
-                str(d),
-                "--steps",
-                str(steps),
-                "--out",
-                str(out),
-                "--model",
-                str(model_dir),
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # the terminal's ctrl+c is the app's, not the run's
-        )
+        # a file, not a pipe: a chatty child must never block on a pipe nobody reads yet
+        self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the reader)
+        try:
+            self._process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tutor.commands.train_live",
+                    "--d",
+                    str(d),
+                    "--steps",
+                    str(steps),
+                    "--out",
+                    str(out),
+                    "--model",
+                    str(model_dir),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._errors,
+                start_new_session=True,  # the terminal's ctrl+c is the app's, not the run's
+            )
+        except OSError:
+            self._slot.release()
+            raise
         self._reader = threading.Thread(target=self._read, name="live-run", daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        assert self._process.stdout is not None and self._process.stderr is not None
+        assert self._process.stdout is not None
         ended = False
         for line in self._process.stdout:
             try:
@@ -200,8 +207,10 @@ class LiveRun:
                 continue  # a stray line (a library's print) is not a message
             ended = ended or isinstance(message, Finished | Failed)
             self._on_message(message)
-        errors = self._process.stderr.read().decode("utf-8", "replace").strip()
         code = self._process.wait()
+        self._errors.seek(0)
+        errors = self._errors.read().decode("utf-8", "replace").strip()
+        self._errors.close()
         self._slot.release()
         if not ended and not self._cancelled:
             last = errors.splitlines()[-1] if errors else ""
