@@ -209,11 +209,11 @@ class TrainingRun(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(tutor_context(self).t("model.loading"), id="status")
+        yield Static(id="live")  # near the top: at 80x24 the learner sees a run's progress
         yield StepPlot(id="plot")
         yield Static(tutor_context(self).t("train.plot"), id="caption")
         yield Static(id="grid")
         yield Static(id="neighbours")
-        yield Static(id="live")
 
     def on_mount(self) -> None:
         self.query_one(StepPlot).display = False
