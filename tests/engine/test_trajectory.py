@@ -148,3 +148,15 @@ def test_recording_leaves_the_trained_weights_alone():
     assert torch.equal(
         plain_before["model.embed_tokens.weight"], watched_before["model.embed_tokens.weight"]
     )
+
+
+def test_a_model_without_a_recorded_run_is_a_one_line_error(tmp_path):
+    import shutil
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, model_dir)
+    (model_dir / trajectory.ROWS_FILE).unlink()
+    result = _tutor("--model", str(model_dir), "neighbours", "猫", "--step", "0")
+    assert result.returncode == 2
+    assert "has no recorded training run" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
