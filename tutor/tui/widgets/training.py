@@ -20,8 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.strip import Strip
+from textual.visual import Visual, VisualType, visualize
+from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
@@ -105,45 +109,63 @@ def prepare(
     return RunView(views, run.steps[-1], math.log(vocab_size), len(run.tokens), errors)
 
 
-class StepPlot(PlotextPlot):
-    """Loss and category contrast against the step (log scale), the current step marked.
-
-    Each (step, size, theme) is drawn once and kept: plotext takes ~15 ms a drawing, which
-    scrubbing back and forth would otherwise pay on every key.
-    """
-
-    DEFAULT_CSS = """
-    StepPlot { height: 9; width: 1fr; }
-    """
+class KeptLines(Widget):
+    """A picture per checkpoint, turned into screen lines once per (checkpoint, size,
+    theme) and kept: scrubbing back and forth then costs a lookup, not a re-render of a
+    few hundred styled cells (or a plotext drawing, ~15 ms) on every key."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.run: RunView | None = None
         self.index = 0
-        self._drawn: dict[tuple[object, ...], Text] = {}
+        self._kept: dict[tuple[object, ...], list[Strip]] = {}
 
     def show(self, run: RunView, index: int) -> None:
-        if run is not self.run:
-            self._drawn.clear()
+        """Show checkpoint `index`; only a new run can change the height (a layout pass)."""
+        new_run = run is not self.run
+        if new_run:
+            self._kept.clear()  # a live run's newest checkpoint redraws its curves
         self.run, self.index = run, index
-        self.refresh()
+        self.refresh(layout=new_run)
 
-    def render(self) -> Text:
-        if self.run is None:
-            return Text("")
+    def picture(self, run: RunView, index: int, width: int, height: int) -> VisualType:
+        raise NotImplementedError
+
+    def lines(self, width: int, height: int | None = None) -> list[Strip]:
+        if self.run is None or width <= 0:
+            return []
+        key = (self.index, width, height, self.app.theme)
+        if key not in self._kept:
+            visual = visualize(self, self.picture(self.run, self.index, width, height or 0))
+            self._kept[key] = Visual.to_strips(self, visual, width, height, self.visual_style)
+        return self._kept[key]
+
+    def render_line(self, y: int) -> Strip:
         width, height = self.size
-        key = (self.index, width, height, self._get_plotext_theme_name(self.app.theme))
-        if key not in self._drawn:
-            self._drawn[key] = self._draw(self.run, self.index, width, height, str(key[3]))
-        return self._drawn[key]
+        lines = self.lines(width, self._fixed_height(height))
+        return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
-    def _draw(self, run: RunView, index: int, width: int, height: int, theme: str) -> Text:
+    def _fixed_height(self, height: int) -> int | None:
+        return None if self.styles.height is None or self.styles.height.is_auto else height
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+
+class StepPlot(KeptLines, PlotextPlot):
+    """Loss and category contrast against the step (log scale), the current step marked."""
+
+    DEFAULT_CSS = """
+    StepPlot { height: 9; width: 1fr; }
+    """
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> Text:
         """Validation loss (•, left axis) and contrast (+, right axis); the caption below
         the plot names them, since plotext counts a CJK character as one column."""
         plt = self.plt
         plt.clear_figure()
         plt.plotsize(width, height)
-        plt.theme(theme)
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
         plt.xscale("log")  # at step + 1, so that step 0 has a place on the axis
         xs = [step + 1 for step in run.steps]
         ticks = [0, *(10**n for n in range(1, int(math.log10(run.total_steps)) + 1))]
@@ -152,6 +174,38 @@ class StepPlot(PlotextPlot):
         plt.plot(xs, [v.contrast for v in run.views], marker="+", yside="right")
         plt.vline(xs[index])
         return Text.from_ansi(plt.build())
+
+
+class StepGrid(KeptLines):
+    """The tokens' cosine heatmap at one checkpoint, in the lesson heatmap's shades."""
+
+    DEFAULT_CSS = """
+    StepGrid { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, tokens: list[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tokens = tokens
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> Content:
+        ctx = tutor_context(self)
+        view = run.views[index]
+        pieces = [t for t in self.tokens if t not in run.errors]
+        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(pieces)]
+        label_width = max(cell_len(label) for label in labels) + 1
+        title = ctx.t("heat.title", count=len(pieces), stage=ctx.t("train.at", step=view.step))
+        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n", " " * label_width]
+        parts += [f"{n + 1:>2} " for n in range(len(pieces))]
+        parts.append("\n")
+        for row, label in enumerate(labels):
+            parts.append(pad_cells(label, label_width))
+            for column in range(len(pieces)):
+                glyph, colour = band(float(view.matrix[row, column]))
+                parts.append((f"{glyph} ", f"bold {colour}"))
+            parts.append("\n")
+        for glyph, colour, text in legend_ranges():
+            parts += [(glyph, f"bold {colour}"), f" {text}  "]
+        return Content.assemble(*parts)
 
 
 class TrainingRun(Vertical, can_focus=True):
@@ -174,7 +228,7 @@ class TrainingRun(Vertical, can_focus=True):
     DEFAULT_CSS = """
     TrainingRun { height: auto; padding: 0 0 1 0; }
     TrainingRun:focus-within #status { text-style: bold; }
-    TrainingRun #grid { width: auto; max-width: 100%; text-wrap: nowrap; }
+    TrainingRun #grid { text-wrap: nowrap; }
     """
 
     index: reactive[int] = reactive(0, init=False)
@@ -212,7 +266,7 @@ class TrainingRun(Vertical, can_focus=True):
         yield Static(id="live")  # near the top: at 80x24 the learner sees a run's progress
         yield StepPlot(id="plot")
         yield Static(tutor_context(self).t("train.plot"), id="caption")
-        yield Static(id="grid")
+        yield StepGrid(list(self.config.tokens), id="grid")
         yield Static(id="neighbours")
 
     def on_mount(self) -> None:
@@ -278,7 +332,7 @@ class TrainingRun(Vertical, can_focus=True):
         assert self.run is not None
         update_in_place(self.query_one("#status", Static), self._status())
         self.query_one(StepPlot).show(self.run, self.index)
-        update_in_place(self.query_one("#grid", Static), self._grid())
+        self.query_one(StepGrid).show(self.run, self.index)
         update_in_place(self.query_one("#neighbours", Static), self._neighbours())
 
     # the learner's own run ---------------------------------------------------
@@ -443,27 +497,6 @@ class TrainingRun(Vertical, can_focus=True):
         return Content.assemble(
             (lines[0], "bold"), "  ", (keys, "dim"), "\n", lines[1], "\n", lines[2]
         )
-
-    def _grid(self) -> Content:
-        view = self.view
-        assert view is not None
-        pieces = [t for t in self.config.tokens if t not in (self.run.errors if self.run else [])]
-        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(pieces)]
-        label_width = max(cell_len(label) for label in labels) + 1
-        ctx = tutor_context(self)
-        title = ctx.t("heat.title", count=len(pieces), stage=ctx.t("train.at", step=view.step))
-        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n", " " * label_width]
-        parts += [f"{n + 1:>2} " for n in range(len(pieces))]
-        parts.append("\n")
-        for row, label in enumerate(labels):
-            parts.append(pad_cells(label, label_width))
-            for column in range(len(pieces)):
-                glyph, colour = band(float(view.matrix[row, column]))
-                parts.append((f"{glyph} ", f"bold {colour}"))
-            parts.append("\n")
-        for glyph, colour, text in legend_ranges():
-            parts += [(glyph, f"bold {colour}"), f" {text}  "]
-        return Content.assemble(*parts)
 
     def neighbour_lines(self) -> list[str]:
         ctx = tutor_context(self)
