@@ -162,3 +162,20 @@ def test_written_files_share_one_mode(tmp_path, small):
     os.umask(umask)
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "m").iterdir()}
     assert set(modes.values()) == {0o666 & ~umask}, modes
+
+
+def test_retraining_into_a_model_dir_drops_its_old_recorded_run(tmp_path, small):
+    from tutor.core import trajectory
+
+    corpus, tokenizer = small
+    cfg = TrainConfig(hidden_size=8, steps=3, batch=32, eval_every=1)
+    recording = trajectory.start_recording(tokenizer, corpus.zh_train, [], limit=10)
+    model, before, log = train(
+        tokenizer, corpus.zh_train, corpus.zh_valid, cfg, **recording.train_kwargs(cfg.steps)
+    )
+    out = tmp_path / "m"
+    save_model_dir(out, tokenizer, model, before, log, cfg, "small", recording.trajectory())
+    assert trajectory.has_trajectory(out)
+    save_model_dir(out, tokenizer, model, before, log, cfg, "small")
+    assert not trajectory.has_trajectory(out)
+    assert not (out / trajectory.ROWS_FILE).exists()

@@ -18,6 +18,8 @@ MODEL_FILES = frozenset(
         "embeddings_before.safetensors",
         "config.json",
         "train_log.json",
+        "trajectory.json",
+        "trajectory.safetensors",
     }
 )
 

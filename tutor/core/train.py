@@ -24,6 +24,8 @@ from safetensors.torch import save_file
 from tokenizers import Tokenizer
 from torch import nn
 
+from tutor.core.trajectory import META_FILE as TRAJECTORY_META
+from tutor.core.trajectory import ROWS_FILE as TRAJECTORY_ROWS
 from tutor.core.trajectory import Checkpoint, Trajectory
 
 EMBED_KEY = "model.embed_tokens.weight"
@@ -276,6 +278,9 @@ def save_model_dir(
     (out / "train_log.json").write_text(json.dumps(asdict(log), indent=2) + "\n", encoding="utf-8")
     if trajectory is not None:
         trajectory.save(out)
+    else:  # an earlier run's recording would describe some other model
+        for name in (TRAJECTORY_ROWS, TRAJECTORY_META):
+            (out / name).unlink(missing_ok=True)
     settle_modes(out)
 
 
