@@ -186,6 +186,13 @@ def test_without_torch_the_key_says_how_to_install_it(monkeypatch) -> None:
     assert "pip install 'embedding-tutor[train]'" in live.why_not()
 
 
+def test_a_limit_that_is_not_a_number_means_off() -> None:
+    served = {live.REMOTE_ENV: "1"}
+    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "yes"})
+    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "-3"})
+    assert "--live-training" not in live.why_not({**served, live.ENABLED_ENV: "2"})
+
+
 def test_a_server_runs_at_most_its_limit_at_once(tmp_path: Path) -> None:
     env = {live.REMOTE_ENV: "1", live.ENABLED_ENV: "2", live.SLOTS_ENV: str(tmp_path / "s")}
     first, second = live.Slot(env), live.Slot(env)

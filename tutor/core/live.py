@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Annotated, Literal
 
@@ -97,10 +97,16 @@ def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
+def allowed_runs(env: Mapping[str, str]) -> int:
+    """The server's limit on live runs (0: off); anything but a whole number is 0."""
+    value = env.get(ENABLED_ENV, "0").strip()
+    return int(value) if value.isdigit() else 0
+
+
 def why_not(environ: dict[str, str] | None = None) -> str:
     """Why a live run cannot start here ("" when it can): the sentence a learner reads."""
     env = os.environ if environ is None else environ
-    if env.get(REMOTE_ENV) == "1" and not int(env.get(ENABLED_ENV, "0") or 0):
+    if env.get(REMOTE_ENV) == "1" and not allowed_runs(env):
         return (
             "live training is off on this server; its admin can turn it on with "
             "`tutor serve --live-training N` (N runs at a time)"
@@ -129,7 +135,7 @@ class Slot:
 
         env = os.environ if environ is None else environ
         self._file: IO[bytes] | None = None
-        folder, limit = env.get(SLOTS_ENV), int(env.get(ENABLED_ENV, "0") or 0)
+        folder, limit = env.get(SLOTS_ENV), allowed_runs(env)
         if env.get(REMOTE_ENV) != "1" or not folder or limit < 1:
             return
         Path(folder).mkdir(parents=True, exist_ok=True)
