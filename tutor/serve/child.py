@@ -95,6 +95,8 @@ def child_environment(
         env["COLORTERM"] = "truecolor"
     if identity.guest:
         env["TUTOR_GUEST"] = "1"
+    # the admin's `--live-training N` and its run counter (tutor/core/live.py)
+    env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
     return env
 
 
