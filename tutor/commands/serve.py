@@ -83,9 +83,9 @@ async def _serve(config: ServeConfig) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tutor.progress.store import default_data_dir
     from tutor.serve.hostkey import HostKeyError
     from tutor.serve.server import ServeConfig
-    from tutor.tui.store import default_data_dir
 
     if args.open and args.authorized_keys is not None:
         print(

@@ -21,11 +21,11 @@ from tutor.content.cache import LessonContent, default_cache_dir
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem, render_problem
 from tutor.lazy import load
+from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, open_in_background
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -122,7 +122,7 @@ class TutorApp(App[None]):
             store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
-            self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
+            self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
             return self._error_screen(
                 [t("error.store", self.lang, error=exc)],
                 t("error.store_title", self.lang),

@@ -89,7 +89,7 @@ class HomeScreen(Screen[None]):
         if self.tutor_app.remote and not store.guest:
             lines.append(ctx.t("home.saved_remote", learner=store.learner))
         elif not store.guest:
-            lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
+            lines.append(ctx.t("home.saved_at", path=store.location, learner=store.learner))
         position = store.last_position()
         lesson = self.tutor_app.index.lesson(position.lesson) if position else None
         if position and lesson:

@@ -1,0 +1,197 @@
+"""The learner's reads and writes in SQL that SQLite and PostgreSQL both run.
+
+Statements are written with `?` placeholders; a backend says how to read, how to commit
+several statements as one write transaction, and how to order "latest first". Each write is its own
+short transaction, committed before the call returns.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from tutor.progress.store import Position, QuizAttempt
+
+_SAVE_SUMMARY = (
+    "INSERT INTO summaries VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (learner, lesson, section) DO UPDATE "
+    "SET text = excluded.text, updated_at = excluded.updated_at"
+)
+
+
+Statement = tuple[str, Sequence[Any]]
+# A pasted NUL character (terminals can send one) cannot be kept in PostgreSQL text; both
+# backends keep it as U+FFFD so a learner's text reads the same wherever it is stored.
+NUL_KEPT_AS = "\ufffd"
+
+
+def _storable(value: Any) -> Any:
+    return value.replace("\x00", NUL_KEPT_AS) if isinstance(value, str) else value
+
+
+class SqlProgressStore(ABC):
+    """A ProgressStore for one learner on top of four primitives a backend supplies."""
+
+    # how "the most recent position" breaks a tie of equal timestamps
+    LATEST_FIRST: ClassVar[str] = "at DESC"
+
+    learner: str
+    guest: bool
+
+    @abstractmethod
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row a read returns."""
+
+    @abstractmethod
+    def _transaction(self, statements: Sequence[Statement]) -> None:
+        """Run the statements in one write transaction and commit it, or raise and keep
+        none of them."""
+
+    def _commit(self, *statements: Statement) -> None:
+        self._transaction([(sql, [_storable(p) for p in params]) for sql, params in statements])
+
+    @property
+    @abstractmethod
+    def location(self) -> str | None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        rows = self._rows(sql, params)
+        return rows[0] if rows else None
+
+    # pages -----------------------------------------------------------------
+
+    def visit_page(self, lesson: str, page: int) -> None:
+        """Record a visit and make this page the place to resume."""
+        now = time.time()
+        self._commit(
+            (
+                "INSERT INTO page_visits VALUES (?, ?, ?, ?, ?, 1) "
+                "ON CONFLICT (learner, lesson, page) DO UPDATE "
+                "SET last_at = excluded.last_at, visits = page_visits.visits + 1",
+                (self.learner, lesson, page, now, now),
+            ),
+            (
+                "INSERT INTO positions VALUES (?, ?, ?, ?) ON CONFLICT (learner, lesson) "
+                "DO UPDATE SET page = excluded.page, at = excluded.at",
+                (self.learner, lesson, page, now),
+            ),
+        )
+
+    def visited_pages(self, lesson: str) -> set[int]:
+        rows = self._rows(
+            "SELECT page FROM page_visits WHERE learner = ? AND lesson = ?",
+            (self.learner, lesson),
+        )
+        return {page for (page,) in rows}
+
+    def lesson_page(self, lesson: str) -> int | None:
+        """The page of this lesson the learner saw last."""
+        row = self._one(
+            "SELECT page FROM positions WHERE learner = ? AND lesson = ?", (self.learner, lesson)
+        )
+        return row[0] if row else None
+
+    def last_position(self) -> Position | None:
+        """Where the learner was last, across lessons: the place `tutor` resumes."""
+        row = self._one(
+            "SELECT lesson, page FROM positions WHERE learner = ? "
+            f"ORDER BY {self.LATEST_FIRST} LIMIT 1",
+            (self.learner,),
+        )
+        return Position(row[0], row[1]) if row else None
+
+    # quiz ------------------------------------------------------------------
+
+    def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
+        self._commit(
+            (
+                "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    self.learner,
+                    lesson,
+                    question,
+                    json.dumps(answer, ensure_ascii=False),
+                    int(correct),
+                    time.time(),
+                ),
+            )
+        )
+
+    def attempts(self, lesson: str, question: str) -> list[QuizAttempt]:
+        rows = self._rows(
+            "SELECT question, answer, correct, at FROM quiz_attempts "
+            "WHERE learner = ? AND lesson = ? AND question = ? ORDER BY id",
+            (self.learner, lesson, question),
+        )
+        return [QuizAttempt(q, json.loads(a), bool(c), at) for q, a, c, at in rows]
+
+    def last_attempt(self, lesson: str, question: str) -> QuizAttempt | None:
+        attempts = self.attempts(lesson, question)
+        return attempts[-1] if attempts else None
+
+    # summary ---------------------------------------------------------------
+
+    def save_summary(self, lesson: str, section: str, text: str) -> None:
+        self._commit((_SAVE_SUMMARY, (self.learner, lesson, section, text, time.time())))
+
+    def summary(self, lesson: str) -> dict[str, str]:
+        rows = self._rows(
+            "SELECT section, text FROM summaries WHERE learner = ? AND lesson = ?",
+            (self.learner, lesson),
+        )
+        return dict(rows)
+
+    def submit_summary(self, lesson: str, sections: dict[str, str]) -> None:
+        """Keep what was submitted, so the reference stays unlocked after a restart."""
+        now = time.time()
+        saves = [
+            (_SAVE_SUMMARY, (self.learner, lesson, section, text, now))
+            for section, text in sections.items()
+        ]
+        self._commit(
+            *saves,
+            (
+                "INSERT INTO summary_submissions (learner, lesson, sections, at) "
+                "VALUES (?, ?, ?, ?)",
+                (self.learner, lesson, json.dumps(sections, ensure_ascii=False), now),
+            ),
+        )
+
+    def summary_submitted(self, lesson: str) -> bool:
+        row = self._one(
+            "SELECT 1 FROM summary_submissions WHERE learner = ? AND lesson = ? LIMIT 1",
+            (self.learner, lesson),
+        )
+        return row is not None
+
+    # self-check ------------------------------------------------------------
+
+    def save_self_check(self, lesson: str, item: str, marks: dict[str, bool]) -> None:
+        """The learner's own marks of which reference claims their answer covered."""
+        now = time.time()
+        self._commit(
+            *(
+                (
+                    "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (learner, lesson, item, claim) DO UPDATE "
+                    "SET covered = excluded.covered, at = excluded.at",
+                    (self.learner, lesson, item, claim, int(covered), now),
+                )
+                for claim, covered in marks.items()
+            )
+        )
+
+    def self_check(self, lesson: str, item: str) -> dict[str, bool]:
+        rows = self._rows(
+            "SELECT claim, covered FROM self_checks "
+            "WHERE learner = ? AND lesson = ? AND item = ? ORDER BY claim",
+            (self.learner, lesson, item),
+        )
+        return {claim: bool(covered) for claim, covered in rows}
