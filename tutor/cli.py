@@ -124,7 +124,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="new connections per second per IP (token bucket)",
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
-    serve.add_argument("--data-dir", type=Path, metavar="DIR")
+    serve.add_argument(
+        "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
+    )
+    serve.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep progress in PostgreSQL (postgresql://user@host/dbname; default: "
+        "$TUTOR_DATABASE), shared by every server given the same URL",
+    )
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS)
     return parser

@@ -33,6 +33,7 @@ def _connect_host(host: str) -> str:
 
 
 def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) -> str:
+    from tutor.progress.store import redact
     from tutor.serve.limits import count
 
     host = _connect_host(config.host)
@@ -52,12 +53,14 @@ def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) ->
             f"learners connect with: ssh -p {port} {host}",
             f"who may connect: {who}",
             f"data: {config.data_dir}",
+            *([f"progress database: {redact(config.database)}"] if config.database else []),
             "stop with Ctrl-C",
         ]
     )
 
 
 async def _serve(config: ServeConfig) -> int:
+    from tutor.progress.store import StoreError
     from tutor.serve.server import TutorServer
 
     server = TutorServer(config)
@@ -68,6 +71,9 @@ async def _serve(config: ServeConfig) -> int:
             f"tutor serve: cannot listen on {config.host} port {config.port}: {exc}",
             file=sys.stderr,
         )
+        return 1
+    except StoreError as exc:
+        print(f"tutor serve: {exc}", file=sys.stderr)
         return 1
     # Before the banner: whoever reads it (an admin, systemd, a script) may stop the
     # server at once, and that stop must end the sessions cleanly too.
@@ -83,7 +89,12 @@ async def _serve(config: ServeConfig) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tutor.progress.store import default_data_dir
+    from tutor.progress.store import (
+        StoreError,
+        check_database_url,
+        default_data_dir,
+        default_database,
+    )
     from tutor.serve.hostkey import HostKeyError
     from tutor.serve.server import ServeConfig
 
@@ -112,6 +123,13 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) <= 0:
             print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
             return 2
+    database = args.database or default_database()
+    if database is not None:
+        try:
+            check_database_url(database)
+        except StoreError as exc:
+            print(f"tutor serve: --database: {exc}", file=sys.stderr)
+            return 2
     config = ServeConfig(
         data_dir=(args.data_dir or default_data_dir()).expanduser().resolve(),
         host=args.host,
@@ -126,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         rate=args.rate,
         burst=args.burst,
         app_args=_app_args(args),
+        database=database,
     )
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr

@@ -61,16 +61,14 @@ _V2 = _both(
         learner TEXT NOT NULL, lesson TEXT NOT NULL, item TEXT NOT NULL,
         claim TEXT NOT NULL, covered INTEGER NOT NULL, at {real} NOT NULL,
         PRIMARY KEY (learner, lesson, item, claim))""",
-    """CREATE TABLE IF NOT EXISTS sessions (
+    """CREATE TABLE IF NOT EXISTS served_sessions (
         id TEXT PRIMARY KEY, node TEXT NOT NULL, learner TEXT NOT NULL,
-        guest INTEGER NOT NULL, started_at {real} NOT NULL, seen_at {real} NOT NULL,
-        ended_at {real})""",
-    "CREATE INDEX IF NOT EXISTS sessions_open ON sessions (learner, ended_at)",
+        guest INTEGER NOT NULL, started_at {real} NOT NULL, ended_at {real})""",
 )
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pages, positions, quiz attempts, summaries", *_V1),
-    Migration(2, "self-check marks; served sessions (caps across servers, guests)", *_V2),
+    Migration(2, "self-check marks; a log of served sessions", *_V2),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

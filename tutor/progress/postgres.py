@@ -98,7 +98,7 @@ class PostgresStore(SqlProgressStore):
                 raise
             return call(self._fresh())
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._retrying(lambda conn: conn.execute(dialect(sql), params).fetchall())
 
     def _transaction(self, statements: Sequence[Statement]) -> None:

@@ -42,7 +42,7 @@ class SqlProgressStore(ABC):
     guest: bool
 
     @abstractmethod
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Every row a read returns."""
 
     @abstractmethod
@@ -50,7 +50,7 @@ class SqlProgressStore(ABC):
         """Run the statements in one write transaction and commit it, or raise and keep
         none of them."""
 
-    def _commit(self, *statements: Statement) -> None:
+    def write(self, *statements: Statement) -> None:
         self._transaction([(sql, [_storable(p) for p in params]) for sql, params in statements])
 
     @property
@@ -60,8 +60,8 @@ class SqlProgressStore(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        rows = self._rows(sql, params)
+    def read_one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        rows = self.read(sql, params)
         return rows[0] if rows else None
 
     # pages -----------------------------------------------------------------
@@ -69,7 +69,7 @@ class SqlProgressStore(ABC):
     def visit_page(self, lesson: str, page: int) -> None:
         """Record a visit and make this page the place to resume."""
         now = time.time()
-        self._commit(
+        self.write(
             (
                 "INSERT INTO page_visits VALUES (?, ?, ?, ?, ?, 1) "
                 "ON CONFLICT (learner, lesson, page) DO UPDATE "
@@ -84,7 +84,7 @@ class SqlProgressStore(ABC):
         )
 
     def visited_pages(self, lesson: str) -> set[int]:
-        rows = self._rows(
+        rows = self.read(
             "SELECT page FROM page_visits WHERE learner = ? AND lesson = ?",
             (self.learner, lesson),
         )
@@ -92,14 +92,14 @@ class SqlProgressStore(ABC):
 
     def lesson_page(self, lesson: str) -> int | None:
         """The page of this lesson the learner saw last."""
-        row = self._one(
+        row = self.read_one(
             "SELECT page FROM positions WHERE learner = ? AND lesson = ?", (self.learner, lesson)
         )
         return row[0] if row else None
 
     def last_position(self) -> Position | None:
         """Where the learner was last, across lessons: the place `tutor` resumes."""
-        row = self._one(
+        row = self.read_one(
             "SELECT lesson, page FROM positions WHERE learner = ? "
             f"ORDER BY {self.LATEST_FIRST} LIMIT 1",
             (self.learner,),
@@ -109,7 +109,7 @@ class SqlProgressStore(ABC):
     # quiz ------------------------------------------------------------------
 
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
-        self._commit(
+        self.write(
             (
                 "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -125,7 +125,7 @@ class SqlProgressStore(ABC):
         )
 
     def attempts(self, lesson: str, question: str) -> list[QuizAttempt]:
-        rows = self._rows(
+        rows = self.read(
             "SELECT question, answer, correct, at FROM quiz_attempts "
             "WHERE learner = ? AND lesson = ? AND question = ? ORDER BY id",
             (self.learner, lesson, question),
@@ -139,10 +139,10 @@ class SqlProgressStore(ABC):
     # summary ---------------------------------------------------------------
 
     def save_summary(self, lesson: str, section: str, text: str) -> None:
-        self._commit((_SAVE_SUMMARY, (self.learner, lesson, section, text, time.time())))
+        self.write((_SAVE_SUMMARY, (self.learner, lesson, section, text, time.time())))
 
     def summary(self, lesson: str) -> dict[str, str]:
-        rows = self._rows(
+        rows = self.read(
             "SELECT section, text FROM summaries WHERE learner = ? AND lesson = ?",
             (self.learner, lesson),
         )
@@ -155,7 +155,7 @@ class SqlProgressStore(ABC):
             (_SAVE_SUMMARY, (self.learner, lesson, section, text, now))
             for section, text in sections.items()
         ]
-        self._commit(
+        self.write(
             *saves,
             (
                 "INSERT INTO summary_submissions (learner, lesson, sections, at) "
@@ -165,7 +165,7 @@ class SqlProgressStore(ABC):
         )
 
     def summary_submitted(self, lesson: str) -> bool:
-        row = self._one(
+        row = self.read_one(
             "SELECT 1 FROM summary_submissions WHERE learner = ? AND lesson = ? LIMIT 1",
             (self.learner, lesson),
         )
@@ -176,7 +176,7 @@ class SqlProgressStore(ABC):
     def save_self_check(self, lesson: str, item: str, marks: dict[str, bool]) -> None:
         """The learner's own marks of which reference claims their answer covered."""
         now = time.time()
-        self._commit(
+        self.write(
             *(
                 (
                     "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?, ?) "
@@ -189,7 +189,7 @@ class SqlProgressStore(ABC):
         )
 
     def self_check(self, lesson: str, item: str) -> dict[str, bool]:
-        rows = self._rows(
+        rows = self.read(
             "SELECT claim, covered FROM self_checks "
             "WHERE learner = ? AND lesson = ? AND item = ? ORDER BY claim",
             (self.learner, lesson, item),

@@ -75,7 +75,7 @@ class SqliteStore(SqlProgressStore):
     def close(self) -> None:
         self._db.close()
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._db.execute(sql, params).fetchall()
 
     def _transaction(self, statements: Sequence[Statement]) -> None:

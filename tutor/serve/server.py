@@ -10,9 +10,11 @@ from pathlib import Path
 
 import asyncssh
 
+from tutor.progress.sessions import ServedSessions
+from tutor.progress.store import StoreError
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
-from tutor.serve.limits import RateLimiter, SessionCaps
+from tutor.serve.limits import RateLimiter, Refusal, SessionCaps
 from tutor.serve.session import ChildTerminal, TutorSession, format_duration
 
 _STOP_GRACE_SECONDS = 5.0
@@ -34,6 +36,9 @@ class ServeConfig:
     burst: int = 10
     # global options every child gets (--lang, --model, --content), as the admin gave them
     app_args: tuple[str, ...] = ()
+    # a postgresql:// URL: progress in that database (shared by every server on it), not
+    # in the data dir, which then keeps only the host key
+    database: str | None = None
 
 
 class _Connection(asyncssh.SSHServer):
@@ -147,10 +152,45 @@ class TutorServer:
         self.children: dict[int, ChildTerminal] = {}
         self._listener: asyncssh.SSHAcceptor | None = None
         self.port = config.port
+        self.served: ServedSessions | None = None
+
+    def admit(self, session: TutorSession) -> Refusal | None:
+        """A slot for a new session on this server and, on a shared database, under the
+        learner's cap across every server; or why not (the message is the learner's)."""
+        assert self.served is not None
+        identity = session.identity
+        refusal = self.caps.acquire(identity)
+        if refusal is not None:
+            return refusal
+        try:
+            session.claim = self.served.start(
+                identity.learner_id, guest=identity.guest, cap=self.config.max_sessions_per_key
+            )
+        except StoreError as exc:
+            self.caps.release(identity)
+            self.log.error("progress database: %s", exc)
+            return Refusal(
+                "database",
+                "The tutor cannot reach its progress database; please tell the teacher.",
+            )
+        if session.claim is None:
+            self.caps.release(identity)
+            return self.caps.key_limit(self.config.max_sessions_per_key, " on this tutor's servers")
+        return None
+
+    def leave(self, session: TutorSession) -> None:
+        self.caps.release(session.identity)
+        if session.claim is not None and self.served is not None:
+            try:
+                self.served.end(session.claim)
+            except StoreError as exc:
+                self.log.error("progress database: %s", exc)
+            session.claim = None
 
     async def start(self) -> None:
         # a crash may have left guests' scratch data behind; guests never keep data
         shutil.rmtree(self.config.data_dir / "guests", ignore_errors=True)
+        self.served = ServedSessions(self.config.data_dir, database=self.config.database)
         self._listener = await asyncssh.create_server(
             lambda: _Connection(self),
             self.config.host,
@@ -188,3 +228,5 @@ class TutorServer:
             await asyncio.wait(self.closing)
         if self._listener is not None:
             await self._listener.wait_closed()
+        if self.served is not None:
+            self.served.close()

@@ -27,6 +27,7 @@ import asyncssh
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
+    from tutor.progress.sessions import Claim
     from tutor.serve.server import TutorServer
 
 # Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
@@ -59,7 +60,11 @@ def fit_size(cols: int, rows: int) -> tuple[int, int]:
 
 
 def child_environment(
-    term: str | None, client_env: Mapping[str, str], data_dir: Path, identity: Identity
+    term: str | None,
+    client_env: Mapping[str, str],
+    data_dir: Path,
+    identity: Identity,
+    database: str | None = None,
 ) -> dict[str, str]:
     """The child's whole environment: nothing leaks in from the server's own.
 
@@ -88,6 +93,8 @@ def child_environment(
         env["COLORTERM"] = "truecolor"
     if identity.guest:
         env["TUTOR_GUEST"] = "1"
+    elif database is not None:
+        env["TUTOR_DATABASE"] = database
     return env
 
 
@@ -282,6 +289,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._last_input = 0.0
         self._timers: list[asyncio.TimerHandle] = []
         self._ended = False
+        self.claim: Claim | None = None  # this session in the progress database's log
 
     # -- asyncssh callbacks --------------------------------------------------------------
 
@@ -315,7 +323,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             )
             self._refuse("no-pty")
             return
-        refusal = self._server.caps.acquire(self.identity)
+        refusal = self._server.admit(self)
         if refusal is not None:
             self._write_line(refusal.message)
             self._refuse(refusal.reason)
@@ -323,7 +331,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         try:
             self._spawn()
         except OSError as exc:
-            self._server.caps.release(self.identity)
+            self._server.leave(self)
             self._server.log.error("session cannot start the tutor: %s", exc)
             self._write_line("The tutor could not start here; please tell the teacher.")
             self._refuse("spawn-failed")
@@ -396,7 +404,9 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             "--learner",
             self.identity.learner_id,
         ]
-        env = child_environment(self._term, self._chan.get_environment(), data_dir, self.identity)
+        env = child_environment(
+            self._term, self._chan.get_environment(), data_dir, self.identity, config.database
+        )
         try:
             self._child = ChildTerminal(argv, env, self._size, self._send, self._child_exited)
         except OSError:
@@ -453,7 +463,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             if reason in ("quit", "app-exit"):
                 status = exit_status(code)
             self._remove_guest_dir()
-            self._server.caps.release(self.identity)
+            self._server.leave(self)
             self._server.sessions.discard(self)
             self._server.log.info(
                 "session end learner=%s ip=%s size=%dx%d duration=%.1fs reason=%s status=%d",
