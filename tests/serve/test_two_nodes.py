@@ -1,6 +1,7 @@
 """Two `tutor serve` processes on one PostgreSQL database behave as one tutor.
 
-Node A: a learner reads on, each page written as it opens. Node B, same key: refused
+Node A: a learner reads on to the summary and writes in it until the screen says it is
+saved. Node B, same key: refused
 while A's session is open (the per-key cap holds across servers). A is killed mid-session
 with SIGKILL (no clean-up at all); B then lets the learner in at once, and she is where
 she was: nothing the screen had acknowledged is lost.
@@ -72,13 +73,18 @@ async def test_two_servers_on_one_database_are_one_tutor(
     node_a, port_a = await start_node(database, tmp_path / "a")
     node_b, port_b = await start_node(database, tmp_path / "b")
     try:
-        alice = await Terminal.open(port_a, keys["alice"])
+        alice = await Terminal.open(port_a, keys["alice"], size=(120, 60))
         await alice.wait_for("embedding", "lesson")
         alice.press("\r")
         await alice.wait_for("Page 1 of")
-        for page in (2, 3):
+        for page in range(2, 16):
             alice.press("n")
             await alice.wait_for(f"Page {page} of")  # shown after the visit is written
+        before = await alice.settled()
+        alice.press("\t")  # into the summary's first section
+        await alice.wait_for_change(before)
+        alice.press("ID 只是行号")
+        await alice.wait_for("Saved automatically")  # the learner is told it is kept
         assert open_sessions(database) == 1
 
         refused = await Terminal.open(port_b, keys["alice"])
@@ -89,10 +95,10 @@ async def test_two_servers_on_one_database_are_one_tutor(
         await asyncio.to_thread(node_a.wait, 30)
         await wait_until(lambda: open_sessions(database) == 0, "A's slot to be given back")
 
-        again = await Terminal.open(port_b, keys["alice"])
-        await again.wait_for("Last time:", "page 3")
+        again = await Terminal.open(port_b, keys["alice"], size=(120, 60))
+        await again.wait_for("Last time:", "page 15")
         again.press("r")
-        await again.wait_for("Page 3 of")
+        await again.wait_for("Page 15 of", "ID 只是行号")
         again.press("q")
         assert await again.closed() == 0
         await alice.hang_up()
@@ -108,6 +114,8 @@ async def test_two_servers_on_one_database_are_one_tutor(
         pages = conn.execute(
             "SELECT page FROM page_visits WHERE learner = %s ORDER BY page", (learner,)
         ).fetchall()
-        assert pages == [(1,), (2,), (3,)]
+        assert pages == [(page,) for page in range(1, 16)]
+        summary = conn.execute("SELECT text FROM summaries WHERE learner = %s", (learner,))
+        assert summary.fetchall() == [("ID 只是行号",)]
         nodes = conn.execute("SELECT count(DISTINCT node) FROM served_sessions").fetchone()[0]
         assert nodes == 2
