@@ -31,7 +31,8 @@ def fill_class(open_as: OpenStore, where: dict[str, object]) -> None:
     ada.record_attempt("embedding", "close-ids", 3, True)
     ada.record_attempt("embedding", "table-facts", [0, 1, 2], False)  # option 3 is wrong
     ada.save_summary("embedding", "understanding", "ID 只是行号")
-    ada.save_self_check("embedding", "summary", {"id-is-row": True, "learned-numbers": False})
+    ada.save_self_check("embedding", "summary", ["id-is-row", "learned-numbers"])
+    ada.save_self_check("embedding", "explain-embedding", [])
     bob = open_as(BOB)
     bob.visit_page("embedding", 1)
     bob.visit_page("embedding", 2)
@@ -73,7 +74,8 @@ def test_the_json_report_has_each_learner_question_and_guest_count(
     assert marks["close-ids"] == (2, True)
     assert marks["table-facts"] == (1, False)
     assert marks["renumber"] == (0, None)
-    assert (ada["self_check_covered"], ada["self_check_marked"]) == (1, 2)
+    # of the summary's 6 reference claims and the text question's 4, she marked 2
+    assert (ada["self_check_covered"], ada["self_check_total"]) == (2, 6 + 4)
     questions = {q["question"]: q for q in lesson["questions"]}
     close = questions["close-ids"]
     assert close["answered"] == 2

@@ -104,7 +104,7 @@ def test_a_file_from_the_first_schema_is_migrated_and_keeps_its_rows(tmp_path: P
 
     store = ProgressStore("ada", tmp_path)
     assert store.lesson_page("embedding") == 7
-    store.save_self_check("embedding", "summary", {"lookup": True})
-    assert store.self_check("embedding", "summary") == {"lookup": True}
+    store.save_self_check("embedding", "summary", ["id-is-row"])
+    assert store.self_check("embedding", "summary") == ["id-is-row"]
     version = sqlite3.connect(tmp_path / DB_FILENAME).execute("PRAGMA user_version")
-    assert version.fetchone()[0] == SCHEMA_VERSION == 2
+    assert version.fetchone()[0] == SCHEMA_VERSION == 3

@@ -59,13 +59,13 @@ def test_summary_sections_and_submission(open_as: OpenStore) -> None:
 
 def test_self_check_marks_are_kept_and_changed(open_as: OpenStore) -> None:
     store = open_as("ada")
-    store.save_self_check("embedding", "summary", {"lookup": True, "learned": False})
-    store.save_self_check("embedding", "summary", {"learned": True})
-    assert open_as("ada").self_check("embedding", "summary") == {
-        "learned": True,
-        "lookup": True,
-    }
-    assert open_as("bob").self_check("embedding", "summary") == {}
+    store.save_self_check("embedding", "summary", ["id-is-row"])
+    store.save_self_check("embedding", "summary", ["id-is-row", "learned-numbers"])
+    store.save_self_check("embedding", "explain-embedding", [])
+    ada = open_as("ada")
+    assert ada.self_check("embedding", "summary") == ["id-is-row", "learned-numbers"]
+    assert ada.self_check("embedding", "explain-embedding") == []
+    assert open_as("bob").self_check("embedding", "summary") == []
 
 
 def test_odd_unicode_and_a_large_answer_round_trip(open_as: OpenStore) -> None:

@@ -40,8 +40,8 @@ def _claims(met: list[str] | None, total: int) -> str:
     return "—" if met is None else f"{len(met)}/{total}"
 
 
-def _self_check(covered: int, marked: int) -> str:
-    return f"{covered}/{marked}" if marked else "—"
+def _self_check(covered: int, total: int) -> str:
+    return f"{covered}/{total}" if total else "—"
 
 
 def _table() -> Table:
@@ -81,13 +81,13 @@ def print_table(report: ClassReport) -> None:
                 *(_mark(mark) for mark in row.questions),
                 _claims(row.claims_met, row.claims_total),
                 str(len(row.misconceptions)),
-                _self_check(row.self_check_covered, row.self_check_marked),
+                _self_check(row.self_check_covered, row.self_check_total),
             )
         console.print(learners)
         console.print(
             "Q: ✓/✗ whether the last answer was right, then the number of tries; · none. "
-            "Sum.: summary claims met. Misc.: misconceptions shown. Self: claims the "
-            "learner marked as covered."
+            "Sum.: summary claims met. Misc.: misconceptions shown. Self: reference claims the "
+            "learner marked as covered by their answers."
         )
         _print_questions(console, lesson)
 
@@ -138,7 +138,7 @@ def write_csv(report: ClassReport) -> None:
             "claims_total",
             "misconceptions",
             "self_check_covered",
-            "self_check_marked",
+            "self_check_total",
         ]
     )
     for lesson in report.lessons:
@@ -158,7 +158,7 @@ def write_csv(report: ClassReport) -> None:
                 row.claims_total,
                 " ".join(row.misconceptions),
                 row.self_check_covered,
-                row.self_check_marked,
+                row.self_check_total,
             ]
             for mark in row.questions:
                 right = "" if mark.last_right is None else int(mark.last_right)

@@ -43,8 +43,8 @@ class ClassProgress:
     summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     summary_times: dict[tuple[str, str], float] = field(default_factory=dict)
     submitted: set[tuple[str, str]] = field(default_factory=set)
-    # (learner, lesson, item) -> {claim: covered}
-    self_checks: dict[tuple[str, str, str], dict[str, bool]] = field(default_factory=dict)
+    # (learner, lesson, item) -> the claims the learner marked as covered
+    self_checks: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
     # learner -> when a served session of theirs last started or ended
     sessions_seen: dict[str, float] = field(default_factory=dict)
     guest_sessions: int = 0
@@ -57,7 +57,7 @@ class ClassProgress:
         return found
 
 
-def _fill(read: Callable[[str], Rows], has_v2: bool) -> ClassProgress:
+def _fill(read: Callable[[str], Rows], version: int) -> ClassProgress:
     out = ClassProgress()
     for learner, lesson, page, first_at, last_at, visits in read(
         "SELECT learner, lesson, page, first_at, last_at, visits FROM page_visits"
@@ -76,12 +76,13 @@ def _fill(read: Callable[[str], Rows], has_v2: bool) -> ClassProgress:
         key = (learner, lesson)
         out.summary_times[key] = max(updated_at, out.summary_times.get(key, 0.0))
     out.submitted = {tuple(row) for row in read("SELECT learner, lesson FROM summary_submissions")}
-    if not has_v2:
+    if version >= 2:  # each step's tables exist only from its version on
+        for learner, lesson, item, claims in read(
+            "SELECT learner, lesson, item, claims FROM self_checks"
+        ):
+            out.self_checks[(learner, lesson, item)] = json.loads(claims)
+    if version < 3:
         return out
-    for learner, lesson, item, claim, covered in read(
-        "SELECT learner, lesson, item, claim, covered FROM self_checks"
-    ):
-        out.self_checks.setdefault((learner, lesson, item), {})[claim] = bool(covered)
     for learner, guest, started_at, ended_at in read(
         "SELECT learner, guest, started_at, ended_at FROM served_sessions"
     ):
@@ -112,7 +113,7 @@ def read_sqlite(data_dir: Path) -> ClassProgress:
             def read(sql: str) -> Rows:
                 return db.execute(sql).fetchall()
 
-            return _fill(read, has_v2=version >= 2)
+            return _fill(read, version)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot read the progress file: {exc}") from exc
     finally:
@@ -137,7 +138,7 @@ def read_postgres(url: str) -> ClassProgress:
         def read(sql: str, params: Sequence[Any] = ()) -> Rows:
             return conn.execute(sql, params).fetchall()
 
-        progress = _fill(read, has_v2=version >= 2)
+        progress = _fill(read, version)
         conn.execute("COMMIT")
         return progress
     except psycopg.Error as exc:

@@ -57,10 +57,14 @@ _V1 = _both(
 )
 
 _V2 = _both(
+    # claims: a JSON list of the reference claims the learner says the answer covers
     """CREATE TABLE IF NOT EXISTS self_checks (
         learner TEXT NOT NULL, lesson TEXT NOT NULL, item TEXT NOT NULL,
-        claim TEXT NOT NULL, covered INTEGER NOT NULL, at {real} NOT NULL,
-        PRIMARY KEY (learner, lesson, item, claim))""",
+        claims TEXT NOT NULL, at {real} NOT NULL,
+        PRIMARY KEY (learner, lesson, item))""",
+)
+
+_V3 = _both(
     """CREATE TABLE IF NOT EXISTS served_sessions (
         id TEXT PRIMARY KEY, node TEXT NOT NULL, learner TEXT NOT NULL,
         guest INTEGER NOT NULL, started_at {real} NOT NULL, ended_at {real})""",
@@ -68,7 +72,8 @@ _V2 = _both(
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pages, positions, quiz attempts, summaries", *_V1),
-    Migration(2, "self-check marks; a log of served sessions", *_V2),
+    Migration(2, "self-check marks", *_V2),
+    Migration(3, "a log of served sessions", *_V3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

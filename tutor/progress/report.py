@@ -37,8 +37,10 @@ class LearnerRow(BaseModel):
     claims_met: list[str] | None  # None: no summary written, or no grader to read it
     claims_total: int
     misconceptions: list[str]
+    # the self-check: of the reference claims of the items the learner checked (summary,
+    # text questions), how many they marked as covered by their own answer
     self_check_covered: int
-    self_check_marked: int
+    self_check_total: int
 
 
 class QuestionRow(BaseModel):
@@ -154,6 +156,9 @@ def lesson_report(
     questions = _questions(lesson)
     summary = _summary(lesson)
     numbers = {page.number for page in lesson.pages}
+    rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
+    if summary is not None:
+        rubric_sizes["summary"] = len(summary.rubric)
     attempts = [a for a in progress.attempts if a.lesson == lesson.id]
     rows: list[LearnerRow] = []
     showing: dict[str, set[str]] = {}  # misconception -> learners
@@ -193,12 +198,11 @@ def lesson_report(
                     found |= {m["id"] for m in answer["misconceptions"] if m["matched"]}
         for misconception in found:
             showing.setdefault(misconception, set()).add(learner)
-        checks = [
-            covered
-            for (who, les, _), marked in progress.self_checks.items()
+        checked = {
+            item: claims
+            for (who, les, item), claims in progress.self_checks.items()
             if who == learner and les == lesson.id
-            for covered in marked.values()
-        ]
+        }
         reached = sorted(page for page in visits if page in numbers)
         rows.append(
             LearnerRow(
@@ -213,8 +217,8 @@ def lesson_report(
                 claims_met=claims_met,
                 claims_total=len(summary.rubric) if summary else 0,
                 misconceptions=sorted(found),
-                self_check_covered=sum(checks),
-                self_check_marked=len(checks),
+                self_check_covered=sum(len(claims) for claims in checked.values()),
+                self_check_total=sum(rubric_sizes.get(item, 0) for item in checked),
             )
         )
     rows.sort(key=lambda row: (row.name.casefold(), row.learner))

@@ -173,25 +173,20 @@ class SqlProgressStore(ABC):
 
     # self-check ------------------------------------------------------------
 
-    def save_self_check(self, lesson: str, item: str, marks: dict[str, bool]) -> None:
-        """The learner's own marks of which reference claims their answer covered."""
-        now = time.time()
+    def save_self_check(self, lesson: str, item: str, claims: list[str]) -> None:
+        """The reference claims the learner says their answer to `item` covers."""
         self.write(
-            *(
-                (
-                    "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (learner, lesson, item, claim) DO UPDATE "
-                    "SET covered = excluded.covered, at = excluded.at",
-                    (self.learner, lesson, item, claim, int(covered), now),
-                )
-                for claim, covered in marks.items()
+            (
+                "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (learner, lesson, item) DO UPDATE "
+                "SET claims = excluded.claims, at = excluded.at",
+                (self.learner, lesson, item, json.dumps(claims, ensure_ascii=False), time.time()),
             )
         )
 
-    def self_check(self, lesson: str, item: str) -> dict[str, bool]:
-        rows = self.read(
-            "SELECT claim, covered FROM self_checks "
-            "WHERE learner = ? AND lesson = ? AND item = ? ORDER BY claim",
+    def self_check(self, lesson: str, item: str) -> list[str]:
+        row = self.read_one(
+            "SELECT claims FROM self_checks WHERE learner = ? AND lesson = ? AND item = ?",
             (self.learner, lesson, item),
         )
-        return {claim: bool(covered) for claim, covered in rows}
+        return json.loads(row[0]) if row else []
