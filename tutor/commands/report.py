@@ -163,6 +163,8 @@ def write_csv(report: ClassReport) -> None:
             for mark in row.questions:
                 right = "" if mark.last_right is None else int(mark.last_right)
                 out.writerow([*common, mark.question, mark.attempts, right, *tail])
+            if not row.questions:  # a lesson without a quiz still lists its learners
+                out.writerow([*common, "", "", "", *tail])
 
 
 def run(args: argparse.Namespace) -> int:
