@@ -10,8 +10,8 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, settle, shipped_lesson
 from tutor.content.models import QuizFront
-from tutor.tui.app import TutorApp
 from tutor.progress.sqlite import DB_FILENAME
+from tutor.tui.app import TutorApp
 from tutor.tui.widgets.quiz import QuizQuestion
 from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
 
