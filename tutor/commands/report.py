@@ -61,7 +61,9 @@ def print_table(report: ClassReport) -> None:
         console.print("Summaries and text answers: not graded (this tutor has no grader)")
     for lesson in report.lessons:
         console.print()
-        console.print(f"[bold]{lesson.title}[/] ({lesson.lesson}): {len(lesson.learners)} learners")
+        count = len(lesson.learners)
+        learners_text = f"{count} learner{'s' if count != 1 else ''}"
+        console.print(f"[bold]{lesson.title}[/] ({lesson.lesson}): {learners_text}")
         learners = _table()
         # the name takes what the other columns leave: 16 columns on an 80-column terminal
         name_width = max(16, console.width - 64)
