@@ -167,3 +167,20 @@ def test_an_unknown_lesson_names_the_known_ones(
     open_store("ada", tmp_path).visit_page("embedding", 1)
     assert main(["report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
     assert "no lesson 'nope' (lessons: embedding)" in capsys.readouterr().err
+
+
+def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadsheet(
+    tmp_path: Path,
+) -> None:
+    from tutor.progress.store import open_store
+
+    open_store(ADA, tmp_path).visit_page("embedding", 1)
+    keys = tmp_path / "keys"
+    name = "=1+[red]x\x1b[2J"  # short enough for the name column
+    keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
+    where = {"data_dir": tmp_path}
+    table = report(where, "--authorized-keys", str(keys))
+    assert "=1+[red]x?[2J" in table
+    assert "\x1b" not in table
+    rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
+    assert {row["name"] for row in rows} == {"'=1+[red]x?[2J"}

@@ -52,8 +52,10 @@ def _table() -> Table:
 
 def print_table(report: ClassReport) -> None:
     from rich.console import Console
+    from rich.text import Text
 
-    console = Console(highlight=False)
+    # no markup: learners' names are text, never styles or links
+    console = Console(highlight=False, markup=False)
     console.print(f"Progress from {report.source}, {_seen(report.generated_at, year=True)}")
     guests = report.guest_sessions
     console.print(f"Guests: {guests} session{'s' if guests != 1 else ''} (never listed)")
@@ -63,7 +65,7 @@ def print_table(report: ClassReport) -> None:
         console.print()
         count = len(lesson.learners)
         learners_text = f"{count} learner{'s' if count != 1 else ''}"
-        console.print(f"[bold]{lesson.title}[/] ({lesson.lesson}): {learners_text}")
+        console.print(Text.assemble((lesson.title, "bold"), f" ({lesson.lesson}): {learners_text}"))
         learners = _table()
         # the name takes what the other columns leave: 16 columns on an 80-column terminal
         name_width = max(16, console.width - 64)
@@ -120,8 +122,14 @@ def _print_questions(console: Console, lesson: LessonReport) -> None:
         console.print(misconceptions)
 
 
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula (= + - @)
+    gets a leading apostrophe, so a name cannot run as one."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def write_csv(report: ClassReport) -> None:
-    """One row per learner and lesson: the sheet a teacher sorts and filters."""
+    """One row per learner and question: the sheet a teacher sorts and filters."""
     out = csv.writer(sys.stdout)
     out.writerow(
         [
@@ -147,7 +155,7 @@ def write_csv(report: ClassReport) -> None:
         for row in lesson.learners:
             common = [
                 lesson.lesson,
-                row.name,
+                _cell(row.name),
                 row.learner,
                 row.pages_reached,
                 row.pages_total,
