@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import psycopg
 
 from tutor.progress.migrations import SCHEMA_VERSION, newer_than, too_new
-from tutor.progress.sql import SqlProgressStore, Statement
+from tutor.progress.sql import Run, SqlProgressStore, T
 from tutor.progress.store import StoreError, redact
 
-T = TypeVar("T")
 CONNECT_TIMEOUT_SECONDS = 10
 # pg_advisory_xact_lock key that serialises schema changes between first starts
 _MIGRATION_LOCK = 0x7475746F72
@@ -101,10 +100,13 @@ class PostgresStore(SqlProgressStore):
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._retrying(lambda conn: conn.execute(dialect(sql), params).fetchall())
 
-    def _transaction(self, statements: Sequence[Statement]) -> None:
-        def commit(conn: psycopg.Connection[Any]) -> None:
-            with conn.transaction():
-                for sql, params in statements:
-                    conn.execute(dialect(sql), params)
+    def _transaction(self, work: Callable[[Run], T]) -> T:
+        def commit(conn: psycopg.Connection[Any]) -> T:
+            def run(sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+                cursor = conn.execute(dialect(sql), params)
+                return cursor.fetchall() if cursor.description is not None else []
 
-        self._retrying(commit)
+            with conn.transaction():
+                return work(run)
+
+        return self._retrying(commit)

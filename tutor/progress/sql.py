@@ -1,8 +1,9 @@
 """The learner's reads and writes in SQL that SQLite and PostgreSQL both run.
 
-Statements are written with `?` placeholders; a backend says how to read, how to commit
-several statements as one write transaction, and how to order "latest first". Each write is its own
-short transaction, committed before the call returns.
+Statements are written with `?` placeholders; a backend says how to read, how to run
+work (statements, and reads that decide them) as one write transaction, and how to
+order "latest first". Each write is its own short transaction, committed before the
+call returns.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from tutor.progress.store import Position, QuizAttempt
 
@@ -22,7 +23,11 @@ _SAVE_SUMMARY = (
 )
 
 
+T = TypeVar("T")
 Statement = tuple[str, Sequence[Any]]
+Rows = list[tuple[Any, ...]]
+# runs one statement inside the open transaction; the rows it returned ([] for none)
+Run = Callable[[str, Sequence[Any]], Rows]
 # A pasted NUL character (terminals can send one) cannot be kept in PostgreSQL text; both
 # backends keep it as U+FFFD so a learner's text reads the same wherever it is stored.
 NUL_KEPT_AS = "\ufffd"
@@ -46,12 +51,22 @@ class SqlProgressStore(ABC):
         """Every row a read returns."""
 
     @abstractmethod
-    def _transaction(self, statements: Sequence[Statement]) -> None:
-        """Run the statements in one write transaction and commit it, or raise and keep
-        none of them."""
+    def _transaction(self, work: Callable[[Run], T]) -> T:
+        """`work` in one write transaction, committed after it returns; if it raises,
+        nothing it ran is kept. It may run again (on a new connection) and so must
+        decide everything from what `run` returns."""
+
+    def transact(self, work: Callable[[Run], T]) -> T:
+        """`_transaction`, with text made storable on both backends (see NUL_KEPT_AS)."""
+
+        def storable_work(run: Run) -> T:
+            return work(lambda sql, params=(): run(sql, [_storable(p) for p in params]))
+
+        return self._transaction(storable_work)
 
     def write(self, *statements: Statement) -> None:
-        self._transaction([(sql, [_storable(p) for p in params]) for sql, params in statements])
+        """The statements, as one write transaction."""
+        self.transact(lambda run: [run(sql, params) for sql, params in statements])
 
     @property
     @abstractmethod

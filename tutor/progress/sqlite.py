@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tutor.progress.migrations import SCHEMA_VERSION, newer_than, too_new
-from tutor.progress.sql import SqlProgressStore, Statement
+from tutor.progress.sql import Run, SqlProgressStore, T
 from tutor.progress.store import StoreError, default_data_dir
 
 DB_FILENAME = "progress.sqlite3"
@@ -78,10 +78,9 @@ class SqliteStore(SqlProgressStore):
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._db.execute(sql, params).fetchall()
 
-    def _transaction(self, statements: Sequence[Statement]) -> None:
+    def _transaction(self, work: Callable[[Run], T]) -> T:
         with transaction(self._db) as db:
-            for sql, params in statements:
-                db.execute(sql, params)
+            return work(lambda sql, params=(): db.execute(sql, params).fetchall())
 
 
 @contextmanager
