@@ -19,6 +19,7 @@ _HANDLERS = {
     None: "app",
     "lesson": "app",
     "check": "check",
+    "grade": "grade",
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
@@ -71,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
 
+    grade = sub.add_parser(
+        "grade", help="grade a free-text answer against a lesson's rubric (claims, misconceptions)"
+    )
+    grade.add_argument("lesson_id", metavar="LESSON")
+    grade.add_argument("item", metavar="ITEM", help="a text question's id, or `summary`")
+    answer = grade.add_mutually_exclusive_group(required=True)
+    answer.add_argument("--text", metavar="TEXT", help="the answer")
+    answer.add_argument("--file", type=Path, metavar="FILE", help="the answer, from a UTF-8 file")
+    grade.add_argument("--json", action="store_true")
+
     tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
     tok.add_argument("text", metavar="TEXT")
     tok.add_argument(
@@ -114,6 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
     serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
     serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
+    serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
+    serve.add_argument(
+        "--max-sessions-per-address", type=int, default=10, metavar="N", help="guests included"
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=200,
+        metavar="N",
+        help="open connections at once, logged in or not",
+    )
+    serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
+    serve.add_argument(
+        "--session-open-timeout",
+        type=float,
+        default=20,
+        metavar="SECONDS",
+        help="time from login to starting the tutor",
+    )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
     serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")

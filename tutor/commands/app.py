@@ -10,8 +10,19 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    build(args).run()
-    return 0
+    """The lessons; a bug ends them with an apology and EXIT_CRASH (tutor.crash)."""
+    try:
+        app = build(args)
+        app.run()
+        crash = app.crashed
+    except Exception as exc:  # before the app runs, or its driver failing
+        crash = exc
+    if crash is None:
+        return 0
+    from tutor.crash import report_crash
+    from tutor.progress.store import default_data_dir
+
+    return report_crash(crash, default_data_dir(), args.lang or "zh")
 
 
 def build(args: argparse.Namespace) -> TutorApp:

@@ -31,7 +31,7 @@ from tutor.content.index import ContentIndex, LessonEntry, PageEntry, index_of
 from tutor.content.problems import Problem
 
 if TYPE_CHECKING:
-    from tutor.content.models import BodyBlock, Lesson, LessonSet
+    from tutor.content.models import BodyBlock, Lesson, LessonSet, Page
 
 FORMAT = 1
 T = TypeVar("T")
@@ -74,6 +74,18 @@ class LessonContent:
 
     def lesson(self, lesson_id: str) -> Lesson | None:
         return self.lesson_set.lesson(lesson_id)
+
+    def page(self, lesson_id: str, number: int) -> tuple[Lesson, Page] | None:
+        """The lesson and its page `number`, validated; None if either is missing or the
+        files broke since the index was read (then `index.errors` says how)."""
+        entry = self.index.lesson(lesson_id)
+        if entry is None or entry.page(number) is None:
+            return None
+        lesson = self.lesson(lesson_id)  # may reload the files, and find them broken
+        if lesson is None or self.index.errors:
+            return None
+        page = next((page for page in lesson.pages if page.number == number), None)
+        return None if page is None else (lesson, page)
 
     def _load(self) -> ContentIndex:
         from tutor.content.loader import load_lessons

@@ -9,9 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
 from tutor.content.problems import Problem
 from tutor.content.widgets import WidgetConfig
@@ -138,24 +145,81 @@ class SummarySection(ContentModel):
     id: str
     title_zh: str
     title_en: str
+    lists_misconceptions: bool = False
+    """Its text names misconceptions the learner corrected: the grader takes what is
+    written there as mentioned, not held."""
+
+
+def phrase_sets(phrase: str) -> list[list[str]]:
+    """`a|b + c|d` -> [[a, b], [c, d]]: one way to say something, as synonym sets that must
+    all appear in one clause (any word of each set). Authors write it this way so a claim's
+    paraphrases stay readable in the front matter."""
+    return [[word.strip() for word in part.split("|")] for part in phrase.split("+")]
+
+
+def _check_phrase(phrase: str) -> str:
+    if any(not word for words in phrase_sets(phrase) for word in words):
+        raise ValueError(
+            f"phrase {phrase!r} has an empty word: write `a|b + c|d` "
+            "(| between synonyms, + between parts that must all appear)"
+        )
+    return phrase
+
+
+Phrase = Annotated[str, AfterValidator(_check_phrase)]
 
 
 class RubricClaim(ContentModel):
-    """A key claim; a learner's text covers it when it contains one of its phrases."""
+    """A key claim and the ways to say it (`phrase_sets`), in Chinese and English.
+
+    The grader (tutor/content/grade.py) credits it only in a clause that asserts it: a
+    phrase under 不/没/not… or inside a misconception it contradicts does not count.
+    """
 
     id: str
     claim_zh: str
     claim_en: str
-    phrases_zh: list[str] = Field(min_length=1)
-    phrases_en: list[str] = Field(min_length=1)
+    phrases_zh: list[Phrase] = Field(min_length=1)
+    phrases_en: list[Phrase] = Field(min_length=1)
+
+
+class Misconception(ContentModel):
+    """A wrong idea the lesson corrects: how learners put it, which claims it denies, and
+    the correction a learner who asserts it reads."""
+
+    id: str
+    name_zh: str
+    name_en: str
+    phrases_zh: list[Phrase] = Field(min_length=1)
+    phrases_en: list[Phrase] = Field(min_length=1)
+    contradicts: list[str] = []
+    correction_zh: str
+    correction_en: str
 
 
 class Summary(ContentModel):
-    """The summary form: its sections, the rubric that grades it, the reference answer."""
+    """The summary form: its sections, the rubric that grades it (claims to make,
+    misconceptions to avoid), the reference answer."""
 
     sections: list[SummarySection] = Field(min_length=1)
     rubric: list[RubricClaim] = Field(min_length=1)
+    misconceptions: list[Misconception] = []
     reference: str
+
+    @field_validator("misconceptions")
+    @classmethod
+    def _contradicts_known_claims(
+        cls, misconceptions: list[Misconception], info: ValidationInfo
+    ) -> list[Misconception]:
+        claims = {claim.id for claim in info.data.get("rubric", [])}
+        for misconception in misconceptions:
+            unknown = [c for c in misconception.contradicts if c not in claims]
+            if claims and unknown:
+                raise ValueError(
+                    f"misconception {misconception.id!r} contradicts {unknown[0]!r}, "
+                    "which is not a claim of this rubric"
+                )
+        return misconceptions
 
 
 PageKind = Literal["objectives", "naive", "failure", "fix", "quiz", "wrapup"]

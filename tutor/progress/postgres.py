@@ -64,6 +64,8 @@ class PostgresStore(SqlProgressStore):
     """One learner's progress in a shared PostgreSQL database."""
 
     LATEST_FIRST: ClassVar[str] = "at DESC, lesson"
+    # a database that stays unreachable ends in StoreError from connect()
+    WRITE_ERRORS: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error, StoreError)
 
     def __init__(self, learner: str, url: str) -> None:
         self.learner = learner

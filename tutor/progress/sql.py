@@ -14,7 +14,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from tutor.progress.store import Position, QuizAttempt
+from tutor.progress.store import (
+    MAX_ATTEMPTS_PER_QUESTION,
+    MAX_SUBMISSIONS_PER_LESSON,
+    MAX_TEXT_CHARS,
+    Position,
+    QuizAttempt,
+    StoreLimitError,
+)
 
 _SAVE_SUMMARY = (
     "INSERT INTO summaries VALUES (?, ?, ?, ?, ?) "
@@ -42,9 +49,12 @@ class SqlProgressStore(ABC):
 
     # how "the most recent position" breaks a tie of equal timestamps
     LATEST_FIRST: ClassVar[str] = "at DESC"
+    # what the backend's driver raises when a write fails
+    WRITE_ERRORS: ClassVar[tuple[type[Exception], ...]] = ()
 
     learner: str
     guest: bool
+    on_write_error: Callable[[Exception], None] | None = None
 
     @abstractmethod
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -56,13 +66,23 @@ class SqlProgressStore(ABC):
         nothing it ran is kept. It may run again (on a new connection) and so must
         decide everything from what `run` returns."""
 
-    def transact(self, work: Callable[[Run], T]) -> T:
-        """`_transaction`, with text made storable on both backends (see NUL_KEPT_AS)."""
+    def transact(self, work: Callable[[Run], T]) -> T | None:
+        """`_transaction`, with text made storable on both backends (see NUL_KEPT_AS).
+
+        A write that fails is rolled back whole and handed to on_write_error (None is
+        returned then); what was committed before stays.
+        """
 
         def storable_work(run: Run) -> T:
             return work(lambda sql, params=(): run(sql, [_storable(p) for p in params]))
 
-        return self._transaction(storable_work)
+        try:
+            return self._transaction(storable_work)
+        except (*self.WRITE_ERRORS, StoreLimitError) as exc:
+            if self.on_write_error is None:
+                raise
+            self.on_write_error(exc)
+            return None
 
     def write(self, *statements: Statement) -> None:
         """The statements, as one write transaction."""
@@ -124,20 +144,35 @@ class SqlProgressStore(ABC):
     # quiz ------------------------------------------------------------------
 
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
-        self.write(
-            (
+        if isinstance(answer, str):
+            answer = answer[:MAX_TEXT_CHARS]
+        row = (
+            self.learner,
+            lesson,
+            question,
+            json.dumps(answer, ensure_ascii=False),
+            int(correct),
+            time.time(),
+        )
+
+        def record(run: Run) -> None:
+            ((stored,),) = run(
+                "SELECT count(*) FROM quiz_attempts "
+                "WHERE learner = ? AND lesson = ? AND question = ?",
+                (self.learner, lesson, question),
+            )
+            if stored >= MAX_ATTEMPTS_PER_QUESTION:
+                raise StoreLimitError(
+                    f"this question already has {MAX_ATTEMPTS_PER_QUESTION} saved attempts, "
+                    "the most kept per learner"
+                )
+            run(
                 "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    self.learner,
-                    lesson,
-                    question,
-                    json.dumps(answer, ensure_ascii=False),
-                    int(correct),
-                    time.time(),
-                ),
+                row,
             )
-        )
+
+        self.transact(record)
 
     def attempts(self, lesson: str, question: str) -> list[QuizAttempt]:
         rows = self.read(
@@ -154,6 +189,7 @@ class SqlProgressStore(ABC):
     # summary ---------------------------------------------------------------
 
     def save_summary(self, lesson: str, section: str, text: str) -> None:
+        text = text[:MAX_TEXT_CHARS]
         self.write((_SAVE_SUMMARY, (self.learner, lesson, section, text, time.time())))
 
     def summary(self, lesson: str) -> dict[str, str]:
@@ -164,20 +200,39 @@ class SqlProgressStore(ABC):
         return dict(rows)
 
     def submit_summary(self, lesson: str, sections: dict[str, str]) -> None:
-        """Keep what was submitted, so the reference stays unlocked after a restart."""
+        """Keep what was submitted, so the reference stays unlocked after a restart; the
+        same sections submitted again are not stored twice."""
+        sections = {section: text[:MAX_TEXT_CHARS] for section, text in sections.items()}
+        submitted = json.dumps(sections, ensure_ascii=False)
         now = time.time()
-        saves = [
-            (_SAVE_SUMMARY, (self.learner, lesson, section, text, now))
-            for section, text in sections.items()
-        ]
-        self.write(
-            *saves,
-            (
+
+        def submit(run: Run) -> None:
+            where = (self.learner, lesson)
+            last = run(
+                "SELECT sections FROM summary_submissions WHERE learner = ? AND lesson = ? "
+                "ORDER BY id DESC LIMIT 1",
+                where,
+            )
+            if last and last[0][0] == _storable(submitted):
+                return
+            ((count,),) = run(
+                "SELECT count(*) FROM summary_submissions WHERE learner = ? AND lesson = ?",
+                where,
+            )
+            if count >= MAX_SUBMISSIONS_PER_LESSON:
+                raise StoreLimitError(
+                    f"this summary has been submitted {MAX_SUBMISSIONS_PER_LESSON} times, "
+                    "the most kept per learner; your text itself is saved"
+                )
+            for section, text in sections.items():
+                run(_SAVE_SUMMARY, (self.learner, lesson, section, text, now))
+            run(
                 "INSERT INTO summary_submissions (learner, lesson, sections, at) "
                 "VALUES (?, ?, ?, ?)",
-                (self.learner, lesson, json.dumps(sections, ensure_ascii=False), now),
-            ),
-        )
+                (self.learner, lesson, submitted, now),
+            )
+
+        self.transact(submit)
 
     def summary_submitted(self, lesson: str) -> bool:
         row = self.read_one(

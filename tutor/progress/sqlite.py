@@ -52,6 +52,7 @@ class SqliteStore(SqlProgressStore):
     """
 
     LATEST_FIRST: ClassVar[str] = "at DESC, rowid DESC"
+    WRITE_ERRORS: ClassVar[tuple[type[Exception], ...]] = (sqlite3.Error,)
 
     def __init__(self, learner: str, data_dir: Path | None = None, *, guest: bool = False):
         self.learner = learner

@@ -11,6 +11,7 @@ import getpass
 import os
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +21,22 @@ DATABASE_ENV = "TUTOR_DATABASE"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
 
+# What one learner may store, so that one learner cannot fill a shared server's disk:
+# every text is cut at MAX_TEXT_CHARS (the widgets show the count and stop there too),
+# a summary submitted again unchanged is not stored again, and the rows that grow with
+# each press are capped. Everything else is one row per page or section.
+MAX_TEXT_CHARS = 2000
+MAX_ATTEMPTS_PER_QUESTION = 100
+MAX_SUBMISSIONS_PER_LESSON = 20
+
+
 class StoreError(RuntimeError):
     """The progress store cannot be used (written by a newer tutor, unreachable, ...)."""
+
+
+class StoreLimitError(StoreError):
+    """A write that would pass one of the per-learner limits above; its message is the
+    sentence the learner reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +59,9 @@ class ProgressStore(Protocol):
 
     learner: str
     guest: bool
+    # told when a write fails (disk full, file broken, database gone, a limit): the app
+    # says so and goes on; without it, the error is raised
+    on_write_error: Callable[[Exception], None] | None
 
     @property
     def location(self) -> str | None:

@@ -19,8 +19,11 @@ from tutor.tui.i18n import Lang, t
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
+    from tutor.content.cache import LessonContent
+    from tutor.content.index import ContentIndex, LessonEntry
     from tutor.core.facts import Fact
     from tutor.core.model import ProjectModel
+    from tutor.tui.lessons import LessonState
 
 FACT_REF = re.compile(r"\{\{\s*fact:([A-Za-z0-9_.\-]+)\s*\}\}")
 
@@ -55,10 +58,27 @@ class TutorContext:
     lang: Lang
     store: ProgressStore
     model_dir: Path | None = None
+    content: LessonContent | None = None  # None: the progress store failed, no lessons
+    remote: bool = False  # served over SSH: the progress file's path means nothing there
     models: ModelAccess = field(init=False)
 
     def __post_init__(self) -> None:
         self.models = ModelAccess(self.model_dir)
+
+    @property
+    def index(self) -> ContentIndex:
+        """The lesson index: what the lesson list, the palette and navigation need."""
+        from tutor.content.index import ContentIndex
+
+        return self.content.index if self.content is not None else ContentIndex()
+
+    def lesson_state(self, lesson: LessonEntry) -> LessonState:
+        from tutor.tui.lessons import lesson_state
+
+        return lesson_state(self.index, self.store, lesson)
+
+    def lesson_titles(self) -> dict[str, str]:
+        return {lesson.id: lesson.title for lesson in self.index.lessons}
 
     def t(self, key: str, **values: object) -> str:
         return t(key, self.lang, **values)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
 
 
@@ -31,7 +31,7 @@ class ErrorScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(self.help_title(), "bold $text-error"), id="page-header")
-        with VerticalScroll(id="body"):
+        with Body(id="body"):
             for report in self.reports:
                 yield Static(Content(report), classes="problem")
             yield Static(Content.styled(self.hint, "italic"), classes="hint")
