@@ -23,12 +23,12 @@ from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
+from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, StoreLimitError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class TutorApp(App[None]):
             store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
-            self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
+            self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
             return self._error_screen(
                 [t("error.store", self.lang, error=exc)],
                 t("error.store_title", self.lang),
@@ -319,8 +319,9 @@ class TutorApp(App[None]):
     def on_resume(self, _message: Resume) -> None:
         self.resume()
 
-    def _write_failed(self, error: sqlite3.Error | StoreLimitError) -> None:
-        """A full disk or a broken progress file: the learner hears that the last change
+    def _write_failed(self, error: Exception) -> None:
+        """A full disk, a broken progress file, an unreachable database or a per-learner
+        limit: the learner hears that the last change
         was not saved and goes on; what was saved before stays saved."""
         self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from tutor.content.prose import fill_fact_refs
+from tutor.progress.store import ProgressStore
 from tutor.tui.i18n import Lang, t
-from tutor.tui.store import ProgressStore
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
