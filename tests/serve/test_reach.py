@@ -27,7 +27,7 @@ async def test_the_served_palette_offers_no_screenshot(
     term.press("\x10")  # ctrl+p
     await term.wait_for_change(home)
     term.press("theme")
-    await term.wait_for("change the current theme")  # system commands are searched...
+    await term.wait_for("Switch between light and dark")  # the commands are searched...
     term.press("\x1b")
     await wait_until(lambda: term.text == home, "the home screen again")
     term.press("\x10")
