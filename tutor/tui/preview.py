@@ -25,13 +25,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tutor.content.cache import LessonContent
-from tutor.content.index import LessonEntry
 from tutor.content.loader import ParsedFiles, load_lessons
 from tutor.content.problems import Problem
 from tutor.tui.app import TutorApp
-from tutor.tui.context import TutorContext
 from tutor.tui.i18n import t
-from tutor.tui.lessons import LessonState
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
@@ -74,16 +71,10 @@ class PreviewProblems(ModalScreen[None]):
         self.dismiss(result)
 
 
-class PreviewContext(TutorContext):
-    """The context of a preview: every lesson is open, whatever its prerequisites."""
-
-    def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        state = super().lesson_state(lesson)
-        return LessonState(state.seen, state.total, [])
-
-
 class PreviewApp(TutorApp):
     """TutorApp on `content_root` that reloads it when a file under it changes."""
+
+    open_every_lesson = True  # an author opens any lesson, whatever its prerequisites
 
     def __init__(self, content_root: Path, **options: object) -> None:
         options.setdefault("guest", True)  # an author's clicks are not a learner's progress
@@ -109,14 +100,6 @@ class PreviewApp(TutorApp):
         self._watcher.cancel()
         super().on_unmount()
 
-    def _first(self) -> Screen:
-        first = super()._first()
-        shared = self.ctx
-        self.ctx = PreviewContext(
-            shared.lang, shared.store, shared.model_dir, shared.content, shared.remote
-        )
-        return first
-
     async def _watch(self) -> None:
         from watchfiles import awatch
 
@@ -135,7 +118,7 @@ class PreviewApp(TutorApp):
         """Load the lessons again; show the same page, or the problems over it."""
         seen = time.perf_counter()
         content = await asyncio.to_thread(LessonContent, self.content_root, None, self._parsed)
-        self.content = self.ctx.content = content
+        self.content = self.ctx.content = content  # the screens read it through both
         errors = content.index.errors
         while isinstance(self.screen, PreviewProblems):
             self.pop_screen()
