@@ -15,6 +15,7 @@ from tests.tui.conftest import LESSON, settle
 from tutor.core.paths import content_dir
 from tutor.tui.preview import PreviewApp, PreviewProblems
 from tutor.tui.screens.error import ErrorScreen
+from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.problem import ProblemReport
 
@@ -143,3 +144,19 @@ async def test_a_preview_that_starts_broken_opens_the_page_once_fixed(
         await until(pilot, lambda: isinstance(app.screen, PageScreen), "the page")
         assert shown_page(app)[:2] == (LESSON, PAGE)
         await settle(pilot)  # the lesson list under the page finishes mounting
+
+
+async def test_the_lesson_list_counts_a_page_added_while_it_shows(
+    lessons: Path, data_dir: Path
+) -> None:
+    """The list reads lessons through the shared context, which a reload updates too."""
+    app = PreviewApp(lessons, lang="zh", data_dir=data_dir, animate=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        total = app.ctx.lesson_state(app.ctx.index.lesson(LESSON)).total
+        extra = lessons / LESSON / "99-extra.md"
+        extra.write_text("---\nkind: wrapup\ntitle: 新加的一页\n---\n正文\n", encoding="utf-8")
+        await until(pilot, lambda: app.reloads >= 1, "a reload")
+        assert app.ctx.lesson_state(app.ctx.index.lesson(LESSON)).total == total + 1
+        await settle(pilot)

@@ -19,6 +19,7 @@ from tutor.content.models import (
     PAGE_FRONTS,
     Choice,
     LessonCard,
+    Misconception,
     Prerequisite,
     Question,
     RubricClaim,
@@ -38,6 +39,7 @@ PARTS: tuple[type[BaseModel], ...] = (
     Summary,
     SummarySection,
     RubricClaim,
+    Misconception,
     PathStage,
 )
 

@@ -118,7 +118,7 @@ class PreviewApp(TutorApp):
         """Load the lessons again; show the same page, or the problems over it."""
         seen = time.perf_counter()
         content = await asyncio.to_thread(LessonContent, self.content_root, None, self._parsed)
-        self.content = content
+        self.content = self.ctx.content = content  # the screens read it through both
         errors = content.index.errors
         while isinstance(self.screen, PreviewProblems):
             self.pop_screen()
