@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from tests.progress.conftest import OpenStore
+from tutor.progress.store import MAX_TEXT_CHARS
 
 
 def test_visits_positions_and_resume_survive_reopening(open_as: OpenStore) -> None:
@@ -70,7 +71,8 @@ def test_self_check_marks_are_kept_and_changed(open_as: OpenStore) -> None:
 
 def test_odd_unicode_and_a_large_answer_round_trip(open_as: OpenStore) -> None:
     store = open_as("ada\u200b🙂")
-    text = "行号\u0301 \x00 \U0010fffd " + "猫" * 100_000
+    odd = "行号\u0301 \x00 \U0010fffd "
+    text = odd + "猫" * (MAX_TEXT_CHARS - len(odd))  # as large as a learner's text may be
     store.save_summary("embedding", "understanding", text)
     store.record_attempt("embedding", "q5", {"text": text}, False)
     reopened = open_as("ada\u200b🙂")

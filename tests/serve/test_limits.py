@@ -221,3 +221,27 @@ async def test_a_login_that_opens_no_session_is_closed(
         term.press("q")
         assert await term.closed() == 0
         await asyncio.wait_for(term.conn.wait_closed(), 10)
+
+
+async def test_a_terminal_request_without_a_shell_is_closed(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client asks for a pty and then nothing: no tutor starts, and the connection
+    ends when the session-open time is up. (asyncssh's own client always asks for a
+    shell after the pty, so the channel is driven by hand here.)"""
+    from asyncssh.channel import SSHClientChannel
+    from asyncssh.packet import String, UInt32
+
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    async with serving(make_config(tmp_path, session_open_timeout=1.0)) as server:
+        conn = await connect(server.port, keys["alice"])
+        chan: SSHClientChannel[bytes] = SSHClientChannel(
+            conn, asyncio.get_running_loop(), "strict", None, "strict", 65536, 32768
+        )
+        await chan._open(b"session")
+        chan._session = asyncssh.SSHClientSession()
+        size = (UInt32(80), UInt32(24), UInt32(0), UInt32(0))
+        assert await chan._make_request(b"pty-req", String("xterm"), *size, String(b"\0"))
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        assert not server.children
+        assert "connection closed ip=127.0.0.1 reason=no-session" in caplog.text

@@ -13,6 +13,7 @@ from tests.serve.conftest import Terminal, wait_until
 from tests.tui.conftest import LESSON, app_for, settle
 from tests.tui.test_quiz_summary import summary_page
 from tutor.serve.server import TutorServer
+from tutor.tui.i18n import t
 
 HOME_WORDS = ("embedding", "lesson")
 
@@ -27,7 +28,7 @@ async def test_the_served_palette_offers_no_screenshot(
     term.press("\x10")  # ctrl+p
     await term.wait_for_change(home)
     term.press("theme")
-    await term.wait_for("Switch between light and dark")  # the commands are searched...
+    await term.wait_for(t("palette.theme_help", "en"))  # system commands are searched...
     term.press("\x1b")
     await wait_until(lambda: term.text == home, "the home screen again")
     term.press("\x10")

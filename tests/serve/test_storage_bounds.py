@@ -49,7 +49,7 @@ def test_attempts_per_question_are_capped_with_a_sentence(tmp_path: Path) -> Non
     store = SqliteStore(LEARNER, tmp_path)
     for _ in range(MAX_ATTEMPTS_PER_QUESTION):
         store.record_attempt(LESSON, "q1", MEGABYTE_OF_TEXT, False)
-    with pytest.raises(StoreLimitError, match="already has 100 saved attempts"):
+    with pytest.raises(StoreLimitError, match="already has 500 saved attempts"):
         store.record_attempt(LESSON, "q1", "once more", False)
     attempts = store.attempts(LESSON, "q1")
     assert len(attempts) == MAX_ATTEMPTS_PER_QUESTION

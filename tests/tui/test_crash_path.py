@@ -7,6 +7,7 @@ own "database or disk is full" (its page limit set to the pages already used).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, settle
@@ -32,6 +34,15 @@ from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
 APOLOGY = re.compile(
     r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"
 )
+
+
+async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
+    """Pause until `check` holds; saves are on a timer (SAVE_DELAY), later on a busy box."""
+    for _ in range(int(30 / SAVE_DELAY)):
+        if check():
+            return
+        await pilot.pause(SAVE_DELAY)
+    raise AssertionError("never happened")
 
 
 def run_on_pty(data_dir: Path, cols: int, rows: int, keys: bytes = b"") -> tuple[int, str]:
@@ -130,14 +141,17 @@ async def test_a_full_disk_mid_session_is_a_notification(
         area = editor.query_one(f"#section-{section}", TextArea)
         area.focus()
         await pilot.press(*"kept")
-        await pilot.pause(SAVE_DELAY + 0.3)
-        db = app.ctx.store._db  # the disk is full: no page beyond those in use
-        (pages,) = db.execute("PRAGMA page_count").fetchone()
-        db.execute(f"PRAGMA max_page_count = {pages}")
-        area.text = "lost " * 5000
-        await pilot.pause(SAVE_DELAY + 0.3)
-        notes = [str(note.message) for note in app._notifications]
-        assert "Your last change could not be saved: database or disk is full" in notes
+        await until(pilot, lambda: app.ctx.store.summary(LESSON).get(section) == "kept")
+        db = app.ctx.store._db  # the disk is full: no page beyond those in use, and those
+        (pages,) = db.execute("PRAGMA page_count").fetchone()  # full too (a filler table)
+        db.execute("CREATE TABLE filler (x BLOB)")
+        db.execute(f"PRAGMA max_page_count = {pages + 1}")
+        with contextlib.suppress(sqlite3.OperationalError):
+            while True:
+                db.execute("INSERT INTO filler VALUES (zeroblob(500))")
+        area.text = "满" * 5000  # 2,000 characters are kept: 6,000 bytes, more than a page
+        failed = "Your last change could not be saved: database or disk is full"
+        await until(pilot, lambda: failed in [str(n.message) for n in app._notifications])
         # the app goes on: the next page opens
         await pilot.press("escape", "n")
         await settle(pilot)

@@ -26,7 +26,7 @@ _URL_SCHEMES = ("postgresql://", "postgres://")
 # a summary submitted again unchanged is not stored again, and the rows that grow with
 # each press are capped. Everything else is one row per page or section.
 MAX_TEXT_CHARS = 2000
-MAX_ATTEMPTS_PER_QUESTION = 100
+MAX_ATTEMPTS_PER_QUESTION = 500
 MAX_SUBMISSIONS_PER_LESSON = 20
 
 
