@@ -54,6 +54,8 @@ def check_memory(r: dict) -> None:
 def check_keys(r: dict) -> None:
     interactions = r["interactions"]
     assert set(interactions) == {
+        "page_turn_first_visit",
+        "page_turn_revisit",
         "heatmap_toggle",
         "neighbours_new_token",
         "token_strip_paste_2000",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from concurrent.futures import Future
 
-    from tutor.content.models import Lesson
+    from tutor.content.models import Lesson, Page
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -56,6 +56,7 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 
 THEMES = ("textual-dark", "textual-light")
+KEPT_PAGES = 6  # built pages kept, so that turning back to one shows it at once
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 
 
@@ -102,6 +103,7 @@ class TutorApp(App[None]):
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
+        self._kept: list[str] = []  # names of the built pages kept, least recent first
 
     # start-up ----------------------------------------------------------------
 
@@ -251,7 +253,7 @@ class TutorApp(App[None]):
                 self.notify(message, severity="error")
             return
         lesson, page = found
-        screen = screen_class(page.kind)(lesson, page)
+        screen = self._page_screen(lesson, page)
         from tutor.tui.screens.page import PageScreen
 
         while isinstance(self.screen, ModalScreen):
@@ -260,6 +262,27 @@ class TutorApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def _page_screen(self, lesson: Lesson, page: Page) -> Screen:
+        """The page's screen: kept from an earlier visit (with what the learner typed and
+        the widgets' answers), else built, and kept among the last KEPT_PAGES."""
+        name = f"{lesson.id}:{page.number}"
+        if name in self._kept:
+            self._kept.remove(name)
+            self._kept.append(name)
+            return self.get_screen(name)
+        screen = screen_class(page.kind)(lesson, page)
+        self.install_screen(screen, name)
+        self._kept.append(name)
+        for old in self._kept[:-KEPT_PAGES]:
+            dropped = self.get_screen(old)
+            if any(dropped is shown for shown in self.screen_stack):
+                continue
+            self._kept.remove(old)
+            self.uninstall_screen(old)
+            if dropped.is_attached:
+                dropped.remove()
+        return screen
 
     def turn_page(self, lesson_id: str, number: int, step: int) -> None:
         """`step` pages on from `number`, or from where turns not yet drawn lead.
