@@ -64,6 +64,30 @@ def test_summary_sections_and_submission(tmp_path: Path) -> None:
     assert reopened.summary_submitted("embedding")
 
 
+def test_self_checks_are_kept_per_item_and_a_first_version_file_gains_them(
+    tmp_path: Path,
+) -> None:
+    db = sqlite3.connect(tmp_path / DB_FILENAME)  # a progress file from before self-checks
+    db.executescript(
+        "CREATE TABLE summaries (learner TEXT NOT NULL, lesson TEXT NOT NULL, "
+        "section TEXT NOT NULL, text TEXT NOT NULL, updated_at REAL NOT NULL, "
+        "PRIMARY KEY (learner, lesson, section));"
+        "INSERT INTO summaries VALUES ('ada', 'embedding', 'understanding', '行号', 0);"
+        "PRAGMA user_version = 1;"
+    )
+    db.close()
+    store = ProgressStore("ada", tmp_path)
+    assert store.summary("embedding") == {"understanding": "行号"}
+    assert store.self_check("embedding", "summary") == []
+    store.save_self_check("embedding", "summary", ["id-is-row"])
+    store.save_self_check("embedding", "summary", ["id-is-row", "context-free"])
+    store.save_self_check("embedding", "explain-embedding", [])
+    reopened = ProgressStore("ada", tmp_path)
+    assert reopened.self_check("embedding", "summary") == ["id-is-row", "context-free"]
+    assert reopened.self_check("embedding", "explain-embedding") == []
+    assert ProgressStore("bob", tmp_path).self_check("embedding", "summary") == []
+
+
 def test_database_is_wal_with_a_schema_version(tmp_path: Path) -> None:
     ProgressStore("ada", tmp_path).visit_page("embedding", 1)
     db = sqlite3.connect(tmp_path / DB_FILENAME)

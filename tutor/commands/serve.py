@@ -104,11 +104,27 @@ def run(args: argparse.Namespace) -> int:
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         print(f"tutor serve: {args.authorized_keys}: no such file", file=sys.stderr)
         return 2
-    for name in ("max_sessions", "max_sessions_per_key", "burst"):
+    caps = (
+        "max_sessions",
+        "max_sessions_per_key",
+        "max_sessions_per_connection",
+        "max_sessions_per_address",
+        "max_connections",
+        "max_connections_per_address",
+        "burst",
+    )
+    for name in caps:
         if getattr(args, name) < 1:
             print(f"tutor serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
-    for name in ("idle_timeout", "max_session_length", "login_timeout", "rate"):
+    timeouts = (
+        "idle_timeout",
+        "max_session_length",
+        "login_timeout",
+        "session_open_timeout",
+        "rate",
+    )
+    for name in timeouts:
         if getattr(args, name) <= 0:
             print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
             return 2
@@ -120,6 +136,11 @@ def run(args: argparse.Namespace) -> int:
         open=args.open,
         max_sessions=args.max_sessions,
         max_sessions_per_key=args.max_sessions_per_key,
+        max_sessions_per_connection=args.max_sessions_per_connection,
+        max_sessions_per_address=args.max_sessions_per_address,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+        session_open_timeout=args.session_open_timeout,
         idle_timeout=args.idle_timeout,
         max_session_length=args.max_session_length,
         login_timeout=args.login_timeout,

@@ -18,16 +18,17 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 
-from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
 from tutor.lazy import load
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, open_in_background
+from tutor.tui.store import ProgressStore, StoreError, StoreLimitError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ class TutorApp(App[None]):
         guest: bool = False,
         start_lesson: str | None = None,
         start_page: int | None = None,
+        start_explore: bool = False,
         animate: bool = True,
         remote: bool = False,
         opening_store: Future[ProgressStore] | None = None,
@@ -94,12 +96,14 @@ class TutorApp(App[None]):
         self.learner = learner
         self.start_lesson = start_lesson
         self.start_page = start_page
+        self.start_explore = start_explore  # `tutor explore`: the model workbench first
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
         # `tutor` starts opening the store before it imports Textual; else it starts here
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
+        self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
@@ -127,6 +131,7 @@ class TutorApp(App[None]):
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
+        store.on_write_error = self._write_failed
         self.content = LessonContent(self.content_root, default_cache_dir())
         self.ctx = TutorContext(self.lang, store, self.model_dir, self.content, self.remote)
         if self.index.errors:
@@ -141,6 +146,10 @@ class TutorApp(App[None]):
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
+        if self.start_explore and not self._broken:
+            from tutor.tui.screens.explore import ExploreScreen
+
+            self.push_screen(ExploreScreen())
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size)
@@ -188,9 +197,9 @@ class TutorApp(App[None]):
     def _problem_screen(self, problems: list[Problem]) -> Screen:
         title = t("error.title", self.lang, count=len(problems))
         hint = t("error.hint", self.lang, path=self.content_root)
-        return self._error_screen([render_problem(problem) for problem in problems], title, hint)
+        return self._error_screen(list(problems), title, hint)
 
-    def _error_screen(self, reports: list[str], title: str, hint: str) -> Screen:
+    def _error_screen(self, reports: list[Problem | str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
         return ErrorScreen(reports, title, hint)
@@ -333,6 +342,24 @@ class TutorApp(App[None]):
     def on_resume(self, _message: Resume) -> None:
         self.resume()
 
+    def _write_failed(self, error: sqlite3.Error | StoreLimitError) -> None:
+        """A full disk or a broken progress file: the learner hears that the last change
+        was not saved and goes on; what was saved before stays saved."""
+        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
+
+    def _fatal_error(self) -> None:
+        """A bug ends the app without Textual's traceback, which would show a remote
+        learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
+        self.crashed = self.crashed or self._exception
+        self._close_messages_no_wait()
+
+    # the lesson and nothing outside it ---------------------------------------
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Never start a browser (over SSH it would start on the server): show the address
+        for the learner to open themselves."""
+        self.notify(t("link.outside", self.lang, url=url), timeout=10)
+
     # keys --------------------------------------------------------------------
 
     def action_command_palette(self) -> None:
@@ -346,7 +373,9 @@ class TutorApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette's own commands, in the learner's language. Textual's key panel is
         not offered (it shows binding descriptions untranslated): "Keys" opens the help,
-        which lists this screen's keys in words."""
+        which lists this screen's keys in words. Nor is Textual's "Screenshot": it writes an
+        SVG into the account's Downloads folder, over SSH the server's disk, filled by anyone
+        pressing Enter; a local learner's terminal takes screenshots already."""
         yield SystemCommand(
             t("palette.theme", self.lang),
             t("palette.theme_help", self.lang),

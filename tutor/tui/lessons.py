@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from tutor.content.index import ContentIndex, LessonEntry
-    from tutor.content.models import Lesson, RubricClaim
     from tutor.tui.store import ProgressStore
 
 
@@ -33,13 +32,3 @@ def lesson_state(index: ContentIndex, store: ProgressStore, lesson: LessonEntry)
         if needed is not None and not lesson_state(index, store, needed).done:
             locked_by.append(needed.title)
     return LessonState(seen, len(numbers), locked_by)
-
-
-def rubric_claims(lesson: Lesson) -> dict[str, RubricClaim]:
-    """Every rubric claim of the lesson's summary forms, for text questions to cite."""
-    claims: dict[str, RubricClaim] = {}
-    for page in lesson.pages:
-        summary = getattr(page.front, "summary", None)
-        if summary is not None:
-            claims.update({claim.id: claim for claim in summary.rubric})
-    return claims

@@ -14,14 +14,14 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: self_checks
 DB_FILENAME = "progress.sqlite3"
 BUSY_TIMEOUT_MS = 5000
 
@@ -51,11 +51,30 @@ CREATE TABLE IF NOT EXISTS summary_submissions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     learner TEXT NOT NULL, lesson TEXT NOT NULL, sections TEXT NOT NULL, at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS self_checks (
+    learner TEXT NOT NULL, lesson TEXT NOT NULL, item TEXT NOT NULL,
+    claims TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (learner, lesson, item)
+);
 """
+
+
+# What one learner may store, so that one learner cannot fill a shared server's disk:
+# every text is cut at MAX_TEXT_CHARS (the widgets show the count and stop there too),
+# a summary submitted again unchanged is not stored again, and the rows that grow with
+# each press are capped. Everything else is one row per page or section.
+MAX_TEXT_CHARS = 2000
+MAX_ATTEMPTS_PER_QUESTION = 100
+MAX_SUBMISSIONS_PER_LESSON = 20
 
 
 class StoreError(RuntimeError):
     """The progress file cannot be used (e.g. written by a newer tutor)."""
+
+
+class StoreLimitError(StoreError):
+    """A write that would pass one of the per-learner limits above; its message is the
+    sentence the learner reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +138,9 @@ class ProgressStore:
     def __init__(self, learner: str, data_dir: Path | None = None, *, guest: bool = False):
         self.learner = learner
         self.guest = guest
+        # told when a write fails (disk full, file broken): the app says so and goes on;
+        # without it, the error is raised as before
+        self.on_write_error: Callable[[sqlite3.Error | StoreLimitError], None] | None = None
         if guest:
             self.path: Path | None = None
             self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -149,17 +171,29 @@ class ProgressStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE takes the write lock up front, so two sessions queue, never clash."""
-        if not self._db.in_transaction:
-            self._db.execute("BEGIN IMMEDIATE")
+        """BEGIN IMMEDIATE takes the write lock up front, so two sessions queue, never clash.
+
+        A write that fails is rolled back whole and reported to on_write_error; what was
+        committed before stays.
+        """
         try:
-            yield self._db
-        except BaseException:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
-        if self._db.in_transaction:
-            self._db.execute("COMMIT")
+                self._db.execute("COMMIT")
+        except (sqlite3.Error, StoreLimitError) as exc:
+            if self.on_write_error is None:
+                raise
+            with suppress(sqlite3.Error):
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            self.on_write_error(exc)
 
     def close(self) -> None:
         self._db.close()
@@ -208,7 +242,19 @@ class ProgressStore:
     # quiz ------------------------------------------------------------------
 
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
+        if isinstance(answer, str):
+            answer = answer[:MAX_TEXT_CHARS]
         with self._transaction() as db:
+            (stored,) = db.execute(
+                "SELECT count(*) FROM quiz_attempts WHERE learner = ? AND lesson = ? "
+                "AND question = ?",
+                (self.learner, lesson, question),
+            ).fetchone()
+            if stored >= MAX_ATTEMPTS_PER_QUESTION:
+                raise StoreLimitError(
+                    f"this question already has {MAX_ATTEMPTS_PER_QUESTION} saved attempts, "
+                    "the most kept per learner"
+                )
             db.execute(
                 "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -237,6 +283,7 @@ class ProgressStore:
     # summary ---------------------------------------------------------------
 
     def save_summary(self, lesson: str, section: str, text: str) -> None:
+        text = text[:MAX_TEXT_CHARS]
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO summaries VALUES (?, ?, ?, ?, ?) "
@@ -253,8 +300,24 @@ class ProgressStore:
         return dict(rows)
 
     def submit_summary(self, lesson: str, sections: dict[str, str]) -> None:
-        """Keep what was submitted, so the reference stays unlocked after a restart."""
+        """Keep what was submitted, so the reference stays unlocked after a restart; the
+        same sections submitted again are not stored twice."""
+        sections = {section: text[:MAX_TEXT_CHARS] for section, text in sections.items()}
+        submitted = json.dumps(sections, ensure_ascii=False)
         with self._transaction() as db:
+            previous = db.execute(
+                "SELECT sections, (SELECT count(*) FROM summary_submissions "
+                "WHERE learner = ?1 AND lesson = ?2) FROM summary_submissions "
+                "WHERE learner = ?1 AND lesson = ?2 ORDER BY id DESC LIMIT 1",
+                (self.learner, lesson),
+            ).fetchone()
+            if previous is not None and previous[0] == submitted:
+                return
+            if previous is not None and previous[1] >= MAX_SUBMISSIONS_PER_LESSON:
+                raise StoreLimitError(
+                    f"this summary has been submitted {MAX_SUBMISSIONS_PER_LESSON} times, "
+                    "the most kept per learner; your text itself is saved"
+                )
             for section, text in sections.items():
                 db.execute(
                     "INSERT INTO summaries VALUES (?, ?, ?, ?, ?) "
@@ -265,7 +328,7 @@ class ProgressStore:
             db.execute(
                 "INSERT INTO summary_submissions (learner, lesson, sections, at) "
                 "VALUES (?, ?, ?, ?)",
-                (self.learner, lesson, json.dumps(sections, ensure_ascii=False), time.time()),
+                (self.learner, lesson, submitted, time.time()),
             )
 
     def summary_submitted(self, lesson: str) -> bool:
@@ -274,6 +337,25 @@ class ProgressStore:
             (self.learner, lesson),
         ).fetchone()
         return row is not None
+
+    # self-check ------------------------------------------------------------
+
+    def save_self_check(self, lesson: str, item: str, claims: list[str]) -> None:
+        """The reference claims the learner says their answer to `item` covers."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO self_checks VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (learner, lesson, item) DO UPDATE "
+                "SET claims = excluded.claims, at = excluded.at",
+                (self.learner, lesson, item, json.dumps(claims), time.time()),
+            )
+
+    def self_check(self, lesson: str, item: str) -> list[str]:
+        row = self._db.execute(
+            "SELECT claims FROM self_checks WHERE learner = ? AND lesson = ? AND item = ?",
+            (self.learner, lesson, item),
+        ).fetchone()
+        return json.loads(row[0]) if row else []
 
 
 def open_in_background(
