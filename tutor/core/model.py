@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
