@@ -58,6 +58,7 @@ class TutorContext:
     model_dir: Path | None = None
     content: LessonContent | None = None  # None: the progress store failed, no lessons
     remote: bool = False  # served over SSH: the progress file's path means nothing there
+    locks: bool = True  # a lesson waits for its prerequisites (in an author's preview: not)
     models: ModelAccess = field(init=False)
 
     def __post_init__(self) -> None:
@@ -73,7 +74,8 @@ class TutorContext:
     def lesson_state(self, lesson: LessonEntry) -> LessonState:
         from tutor.tui.lessons import lesson_state
 
-        return lesson_state(self.index, self.store, lesson)
+        state = lesson_state(self.index, self.store, lesson)
+        return state if self.locks else state._replace(locked_by=[])
 
     def lesson_titles(self) -> dict[str, str]:
         return {lesson.id: lesson.title for lesson in self.index.lessons}
