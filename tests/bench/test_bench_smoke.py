@@ -53,13 +53,15 @@ def check_memory(r: dict) -> None:
 
 def check_keys(r: dict) -> None:
     interactions = r["interactions"]
-    assert set(interactions) == {
+    always = {
         "page_turn_first_visit",
         "page_turn_revisit",
         "heatmap_toggle",
         "neighbours_new_token",
         "token_strip_paste_2000",
+        "training_scrub",
     }
+    assert set(interactions) in (always, always | {"training_scrub_live_run"})  # torch
     for figures in interactions.values():
         assert figures["n"] == r["presses_each"] == 3
         assert figures["verified"] == 3  # each press really changed the screen
@@ -100,6 +102,15 @@ def check_ssh(r: dict) -> None:
     assert level["server_rss_mb"] > level["server_pss_mb"] > 0
 
 
+def check_report(r: dict) -> None:
+    assert (r["backend"], r["learners"]) == ("sqlite", 5)
+    assert r["report"]["n"] == 3 and positive(r["report"]["median_ms"])
+    for side in ("page_visit_write_alone", "page_visit_write_while_reports_run"):
+        assert r[side]["n"] == 40  # every write of both sides was timed
+        assert 0 < r[side]["median_ms"] <= r[side]["p95_ms"] <= r[side]["max_ms"]
+    assert positive(r["p95_ratio_while_reports_run"])
+
+
 def check_grade(r: dict) -> None:
     assert positive(r["first_grade_with_jieba_load_s"])
     assert set(r["by_answer_chars"]) == {"300", "2000"}
@@ -122,6 +133,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "search": check_search,
     "train": check_train,
     "ssh": check_ssh,
+    "report": check_report,
     "grade": check_grade,
     "preview": check_preview,
 }

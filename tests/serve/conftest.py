@@ -167,7 +167,13 @@ class Terminal:
     @property
     def text(self) -> str:
         self._check_reader()
-        return "\n".join(line.rstrip() for line in self.screen.display)
+        # not `screen.display`: pyte 0.8.2 raises IndexError there on the empty cell a
+        # wide (CJK) character overwritten by a narrow one leaves behind
+        screen = self.screen
+        rows = (screen.buffer[y] for y in range(screen.lines))
+        return "\n".join(
+            "".join(row[x].data for x in range(screen.columns)).rstrip() for row in rows
+        )
 
     def _flat(self) -> str:
         return re.sub(r"\s+", "", self.text).lower()

@@ -11,13 +11,8 @@ from textual.widgets import TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, app_for, settle
 from tests.tui.test_quiz_summary import summary_page
-from tutor.tui.store import (
-    DB_FILENAME,
-    MAX_ATTEMPTS_PER_QUESTION,
-    MAX_TEXT_CHARS,
-    ProgressStore,
-    StoreLimitError,
-)
+from tutor.progress.sqlite import DB_FILENAME, SqliteStore
+from tutor.progress.store import MAX_ATTEMPTS_PER_QUESTION, MAX_TEXT_CHARS, StoreLimitError
 from tutor.tui.widgets.summary import SummaryEditor
 
 MEGABYTE_OF_TEXT = "embedding " * 100_000
@@ -33,7 +28,7 @@ def database_bytes(data_dir: Path) -> int:
 def test_a_megabyte_summary_submitted_five_times_is_stored_once_and_capped(
     tmp_path: Path,
 ) -> None:
-    store = ProgressStore(LEARNER, tmp_path)
+    store = SqliteStore(LEARNER, tmp_path)
     empty = database_bytes(tmp_path)
     for _ in range(5):
         store.save_summary(LESSON, "what", MEGABYTE_OF_TEXT)
@@ -51,7 +46,7 @@ def test_a_megabyte_summary_submitted_five_times_is_stored_once_and_capped(
 
 
 def test_attempts_per_question_are_capped_with_a_sentence(tmp_path: Path) -> None:
-    store = ProgressStore(LEARNER, tmp_path)
+    store = SqliteStore(LEARNER, tmp_path)
     for _ in range(MAX_ATTEMPTS_PER_QUESTION):
         store.record_attempt(LESSON, "q1", MEGABYTE_OF_TEXT, False)
     with pytest.raises(StoreLimitError, match="already has 100 saved attempts"):

@@ -25,8 +25,8 @@ from textual.widgets import TextArea
 from tests.tui.conftest import LEARNER, LESSON, settle
 from tests.tui.test_quiz_summary import summary_page
 from tutor.crash import EXIT_CRASH
+from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.tui.app import TutorApp
-from tutor.tui.store import DB_FILENAME, ProgressStore
 from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
 
 APOLOGY = re.compile(
@@ -102,7 +102,7 @@ def test_a_one_by_one_terminal_ends_with_an_apology_and_a_crash_file(tmp_path: P
 
 
 def test_a_progress_file_with_a_broken_page_ends_with_an_apology(tmp_path: Path) -> None:
-    store = ProgressStore(LEARNER, tmp_path)
+    store = SqliteStore(LEARNER, tmp_path)
     for page in range(1, 200):  # enough rows for the table to span pages of its own
         store.visit_page(f"lesson-{page}", page)
     store.close()

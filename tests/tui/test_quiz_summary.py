@@ -11,8 +11,8 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 from tests.tui.conftest import LEARNER, LESSON, settle, shipped_lesson, until
 from tutor.content.grade import rubric_for
 from tutor.content.models import QuizFront
+from tutor.progress.sqlite import DB_FILENAME
 from tutor.tui.app import TutorApp
-from tutor.tui.store import DB_FILENAME
 from tutor.tui.widgets.quiz import QuizQuestion
 from tutor.tui.widgets.summary import SummaryEditor
 

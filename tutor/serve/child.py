@@ -65,7 +65,11 @@ def child_argv(app_args: Sequence[str], learner_id: str) -> list[str]:
 
 
 def child_environment(
-    term: str | None, client_env: Mapping[str, str], data_dir: Path, identity: Identity
+    term: str | None,
+    client_env: Mapping[str, str],
+    data_dir: Path,
+    identity: Identity,
+    database: str | None = None,
 ) -> dict[str, str]:
     """The child's whole environment: nothing leaks in from the server's own.
 
@@ -95,6 +99,10 @@ def child_environment(
         env["COLORTERM"] = "truecolor"
     if identity.guest:
         env["TUTOR_GUEST"] = "1"
+    elif database is not None:
+        env["TUTOR_DATABASE"] = database
+    # the admin's `--live-training N` and its run counter (tutor/core/live.py)
+    env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
     return env
 
 

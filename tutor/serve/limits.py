@@ -170,18 +170,20 @@ class SessionCaps:
             )
         held = 0 if identity.guest else self._per_identity[identity.learner_id]
         if held >= self.max_per_identity:
-            return Refusal(
-                "key-limit",
-                f"You already have {count(held, 'tutor session')} open with this key "
-                f"(the limit is {self.max_per_identity}). "
-                "Close one, then connect again.",
-            )
+            return self.key_limit(held)
         self.total += 1
         self._per_connection[connection] += 1
         self._per_address[ip] += 1
         if not identity.guest:
             self._per_identity[identity.learner_id] += 1
         return None
+
+    def key_limit(self, held: int, where: str = "") -> Refusal:
+        return Refusal(
+            "key-limit",
+            f"You already have {count(held, 'tutor session')} open with this key{where} "
+            f"(the limit is {self.max_per_identity}). Close one, then connect again.",
+        )
 
     def release(self, identity: Identity, connection: Hashable = None, ip: str = "?") -> None:
         self.total -= 1

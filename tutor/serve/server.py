@@ -7,12 +7,15 @@ import logging
 import select
 import shutil
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
+from tutor.progress.sessions import ServedSessions
+from tutor.progress.store import StoreError
 from tutor.serve.child import ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
@@ -57,6 +60,9 @@ class ServeConfig:
     burst: int = 10
     # global options every child gets (--lang, --model, --content), as the admin gave them
     app_args: tuple[str, ...] = ()
+    # a postgresql:// URL: progress in that database (shared by every server on it), not
+    # in the data dir, which then keeps only the host key
+    database: str | None = None
 
 
 class ThrottledLog:
@@ -299,6 +305,40 @@ class TutorServer:
         self.children: dict[int, ChildTerminal] = {}
         self._listener: asyncssh.SSHAcceptor | None = None
         self.port = config.port
+        self.served: ServedSessions | None = None
+
+    def admit_session(self, session: TutorSession, connection: Hashable, ip: str) -> Refusal | None:
+        """A slot for a new session on this server and, on a shared database, under the
+        learner's cap across every server; or why not (the message is the learner's)."""
+        assert self.served is not None
+        identity = session.identity
+        refusal = self.caps.acquire(identity, connection, ip)
+        if refusal is not None:
+            return refusal
+        try:
+            session.claim = self.served.start(
+                identity.learner_id, guest=identity.guest, cap=self.config.max_sessions_per_key
+            )
+        except StoreError as exc:
+            self.caps.release(identity, connection, ip)
+            self.log.error("progress database: %s", exc)
+            return Refusal(
+                "database",
+                "The tutor cannot reach its progress database; please tell the teacher.",
+            )
+        if session.claim is None:
+            self.caps.release(identity, connection, ip)
+            return self.caps.key_limit(self.config.max_sessions_per_key, " on this tutor's servers")
+        return None
+
+    def leave_session(self, session: TutorSession, connection: Hashable, ip: str) -> None:
+        self.caps.release(session.identity, connection, ip)
+        if session.claim is not None and self.served is not None:
+            try:
+                self.served.end(session.claim)
+            except StoreError as exc:
+                self.log.error("progress database: %s", exc)
+            session.claim = None
 
     def admit(self, connection: _Connection, ip: str) -> Refusal | None:
         """Count a new connection in; when the server is full, a connection that has not
@@ -330,6 +370,7 @@ class TutorServer:
     async def start(self) -> None:
         # a crash may have left guests' scratch data behind; guests never keep data
         shutil.rmtree(self.config.data_dir / "guests", ignore_errors=True)
+        self.served = ServedSessions(self.config.data_dir, database=self.config.database)
         asyncio.get_running_loop().set_exception_handler(self._loop_exception)
         self._listener = await asyncssh.create_server(
             lambda: _Connection(self),
@@ -371,3 +412,5 @@ class TutorServer:
             await asyncio.wait(self.closing)
         if self._listener is not None:
             await self._listener.wait_closed()
+        if self.served is not None:
+            self.served.close()

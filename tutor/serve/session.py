@@ -21,6 +21,7 @@ from tutor.serve.child import ChildTerminal, child_argv, child_environment
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
+    from tutor.progress.sessions import Claim
     from tutor.serve.server import TutorServer, _Connection
 
 # Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
@@ -97,6 +98,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._last_input = 0.0
         self._timers: list[asyncio.TimerHandle] = []
         self._ended = False
+        self.claim: Claim | None = None  # this session in the progress database's log
 
     # -- asyncssh callbacks --------------------------------------------------------------
 
@@ -130,7 +132,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             )
             self._refuse("no-pty")
             return
-        refusal = self._server.caps.acquire(self.identity, self._connection, self.ip)
+        refusal = self._server.admit_session(self, self._connection, self.ip)
         if refusal is not None:
             self._write_line(refusal.message)
             self._refuse(refusal.reason)
@@ -209,7 +211,9 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             self._guest_dir = Path(tempfile.mkdtemp(prefix="guest-", dir=guests))
             data_dir = self._guest_dir
         argv = child_argv(config.app_args, self.identity.learner_id)
-        env = child_environment(self._term, self._chan.get_environment(), data_dir, self.identity)
+        env = child_environment(
+            self._term, self._chan.get_environment(), data_dir, self.identity, config.database
+        )
         try:
             self._child = ChildTerminal(
                 argv, env, self._size, self._send, self._child_exited, self._input_drained
@@ -303,7 +307,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             self._chan.exit(status)
 
     def _release(self) -> None:
-        self._server.caps.release(self.identity, self._connection, self.ip)
+        self._server.leave_session(self, self._connection, self.ip)
         self._connection.session_ended()
 
     def _remove_guest_dir(self) -> None:

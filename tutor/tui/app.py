@@ -23,12 +23,12 @@ from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
+from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, StoreLimitError, open_in_background
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are froze
 class TutorApp(App[None]):
     CSS_PATH = "tutor.tcss"
     COMMANDS = App.COMMANDS | {LessonPages}
-    LOCKS_LESSONS = True  # a lesson waits for its prerequisites (an author's preview: not)
+    open_every_lesson = False  # prerequisites lock lessons for learners, not for previews
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "key.help"),
@@ -124,7 +124,7 @@ class TutorApp(App[None]):
             store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
-            self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
+            self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
             return self._error_screen(
                 [t("error.store", self.lang, error=exc)],
                 t("error.store_title", self.lang),
@@ -133,7 +133,11 @@ class TutorApp(App[None]):
             )
         store.on_write_error = self._write_failed
         self.ctx = TutorContext(
-            self.lang, store, self.model_dir, remote=self.remote, locks=self.LOCKS_LESSONS
+            self.lang,
+            store,
+            self.model_dir,
+            remote=self.remote,
+            open_every_lesson=self.open_every_lesson,
         )
         self.content = LessonContent(self.content_root, default_cache_dir())
         if self.index.errors:
@@ -366,8 +370,9 @@ class TutorApp(App[None]):
     def on_resume(self, _message: Resume) -> None:
         self.resume()
 
-    def _write_failed(self, error: sqlite3.Error | StoreLimitError) -> None:
-        """A full disk or a broken progress file: the learner hears that the last change
+    def _write_failed(self, error: Exception) -> None:
+        """A full disk, a broken progress file, an unreachable database or a per-learner
+        limit: the learner hears that the last change
         was not saved and goes on; what was saved before stays saved."""
         self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from tutor.content.prose import fill_fact_refs
+from tutor.progress.store import ProgressStore
 from tutor.tui.i18n import Lang, t
-from tutor.tui.store import ProgressStore
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -58,7 +58,7 @@ class TutorContext:
     model_dir: Path | None = None
     content: LessonContent | None = None  # None: the progress store failed, no lessons
     remote: bool = False  # served over SSH: the progress file's path means nothing there
-    locks: bool = True  # a lesson waits for its prerequisites (in an author's preview: not)
+    open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
     models: ModelAccess = field(init=False)
 
     def __post_init__(self) -> None:
@@ -72,10 +72,10 @@ class TutorContext:
         return self.content.index if self.content is not None else ContentIndex()
 
     def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        from tutor.tui.lessons import lesson_state
+        from tutor.tui.lessons import LessonState, lesson_state
 
         state = lesson_state(self.index, self.store, lesson)
-        return state if self.locks else state._replace(locked_by=[])
+        return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
 
     def lesson_titles(self) -> dict[str, str]:
         return {lesson.id: lesson.title for lesson in self.index.lessons}

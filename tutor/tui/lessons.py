@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from tutor.content.index import ContentIndex, LessonEntry
-    from tutor.tui.store import ProgressStore
+    from tutor.progress.store import ProgressStore
 
 
 class LessonState(NamedTuple):

@@ -86,7 +86,7 @@ class HomeScreen(Screen[None]):
         if ctx.remote and not store.guest:
             lines.append(ctx.t("home.saved_remote", learner=store.learner))
         elif not store.guest:
-            lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
+            lines.append(ctx.t("home.saved_at", path=store.location, learner=store.learner))
         position = store.last_position()
         lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult
 
-from tutor.tui.store import MAX_TEXT_CHARS
+from tutor.progress.store import MAX_TEXT_CHARS
 
 
 class CappedTextArea(TextArea):
