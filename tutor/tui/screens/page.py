@@ -76,6 +76,7 @@ class PageScreen(Screen[None]):
     """Base of the per-kind screens; never shown itself."""
 
     KIND: ClassVar[str] = ""
+    ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
