@@ -57,7 +57,7 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 
 THEMES = ("textual-dark", "textual-light")
-KEPT_PAGES = 6  # built pages kept, so that turning back to one shows it at once
+KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) is instant
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 
 
