@@ -105,3 +105,26 @@ async def test_a_burst_of_arrows_scrolls_as_many_lines(
         type_ahead(app, *["up"] * 3)
         await settle(pilot)
         assert body.scroll_y == 4
+
+
+async def test_a_page_turned_back_to_is_the_same_page_and_follows_the_theme(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Pages just seen are kept (turning back shows them at once, with what was typed);
+    a kept page still takes a theme switched while it was away."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        page = app.screen
+        header = page.query_one("#page-header")
+        before = header.styles.background
+        field = page.query_one(TokenStrip).query_one("#text", Input)
+        field.value = "猫和狗"
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("t", "p")
+        await settle(pilot)
+        assert app.screen is page and field.value == "猫和狗"
+        assert header.styles.background != before
+        visits = app.ctx.store.visited_pages(LESSON)
+        assert page_with("tokens") in visits

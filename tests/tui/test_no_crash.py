@@ -11,6 +11,7 @@ from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tutor.tui import app as app_module
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
@@ -52,8 +53,15 @@ async def test_leaving_a_page_while_a_fact_strip_has_focus(
     assert app.return_code in (0, None)
 
 
+@pytest.fixture
+def pages_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the shown page is kept, so each turn takes the last page down (as every turn
+    did before pages were kept): the races of a page being removed are exercised."""
+    monkeypatch.setattr(app_module, "KEPT_PAGES", 1)
+
+
 async def test_a_fact_strip_handler_that_runs_after_its_page_left(
-    make_app: Callable[..., TutorApp],
+    make_app: Callable[..., TutorApp], pages_not_kept: None
 ) -> None:
     """With type-ahead (page 2, Tab×4 n in one read) the strip's focus handler can run
     after `n` replaced its page; its redraw then waits for the new page's refresh, when
@@ -97,7 +105,7 @@ LEAVING_KEYS = ["n", "p", "h", "question_mark", "ctrl+p", "escape"]
 
 @pytest.mark.parametrize("number", PAGES, ids=lambda n: f"page{n:02d}")
 async def test_every_focus_stop_of_every_page_then_every_leaving_key(
-    make_app: Callable[..., TutorApp], number: int
+    make_app: Callable[..., TutorApp], number: int, pages_not_kept: None
 ) -> None:
     """Tab through every focus stop of the page, then a key that leaves or covers it, all
     typed ahead as a quick learner does (so handlers land after the page is gone): for

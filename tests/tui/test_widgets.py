@@ -25,7 +25,7 @@ from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.lookup import REAL_DIM, REAL_VOCAB, LookupDemo
-from tutor.tui.widgets.neighbours import WORKING_AFTER_S, NeighboursPanel
+from tutor.tui.widgets.neighbours import BYTES, WORKING_AFTER_S, NeighboursPanel
 from tutor.tui.widgets.path import RepresentationPath
 from tutor.tui.widgets.pipeline import PipelineStrip
 from tutor.tui.widgets.rows import RowsDemo
@@ -452,3 +452,22 @@ async def test_a_model_without_its_initial_table_fails_only_the_before_stage(
         await settle(pilot)
         assert heatmap.matrix is None and heatmap.error
         assert heatmap.error in str(heatmap.render())
+
+
+async def test_neighbour_lists_show_each_neighbours_id(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """With the IDs beside them, "only numerically adjacent" can be seen in the ID column;
+    a piece that is bytes of a character says so."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        id_answer = next(a for a in panel.answers if a.scheme == "id")
+        cells = panel._column(id_answer)
+        for cell, neighbour in zip(cells, id_answer.result.neighbours, strict=True):
+            assert f"#{neighbour.id}" in cell
+        token_id = id_answer.result.id
+        assert all(abs(n.id - token_id) <= 3 for n in id_answer.result.neighbours)
+        assert any(BYTES.fullmatch(n.piece) for n in id_answer.result.neighbours)  # 猫's
+        assert "是一个字的 UTF-8 编码里的几个字节" in panel.plain_text()

@@ -32,10 +32,10 @@ from tutor.tui.palette import LessonPages
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
-    from tutor.content.models import Lesson
+    from tutor.content.models import Lesson, Page
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -57,6 +57,7 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 
 THEMES = ("textual-dark", "textual-light")
+KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) is instant
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 
 
@@ -102,11 +103,11 @@ class TutorApp(App[None]):
         # `tutor` starts opening the store before it imports Textual; else it starts here
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
-        self.content: LessonContent | None = None  # None: the progress store failed
         self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
+        self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
 
     # start-up ----------------------------------------------------------------
 
@@ -131,10 +132,14 @@ class TutorApp(App[None]):
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
         store.on_write_error = self._write_failed
-        self.content = LessonContent(self.content_root, default_cache_dir())
         self.ctx = TutorContext(
-            self.lang, store, self.model_dir, self.content, self.remote, self.open_every_lesson
+            self.lang,
+            store,
+            self.model_dir,
+            remote=self.remote,
+            open_every_lesson=self.open_every_lesson,
         )
+        self.content = LessonContent(self.content_root, default_cache_dir())
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen
@@ -212,6 +217,17 @@ class TutorApp(App[None]):
     # lessons -----------------------------------------------------------------
 
     @property
+    def content(self) -> LessonContent | None:
+        """The lessons, None when the progress store failed. Kept in the shared context,
+        where the screens read it; setting it (a preview's reload) changes it there."""
+        ctx: TutorContext | None = getattr(self, "ctx", None)
+        return ctx.content if ctx is not None else None
+
+    @content.setter
+    def content(self, content: LessonContent) -> None:
+        self.ctx.content = content
+
+    @property
     def index(self) -> ContentIndex:
         """The lesson index: what the lesson list, the palette and navigation need."""
         return self.content.index if self.content is not None else ContentIndex()
@@ -263,15 +279,47 @@ class TutorApp(App[None]):
                 self.notify(message, severity="error")
             return
         lesson, page = found
-        screen = screen_class(page.kind)(lesson, page)
+        screen = self._page_screen(lesson, page)
         from tutor.tui.screens.page import PageScreen
 
         while isinstance(self.screen, ModalScreen):
             self.pop_screen()
         if isinstance(self.screen, PageScreen):
-            self.switch_screen(screen)
+            shown: Awaitable[object] = self.switch_screen(screen)
         else:
-            self.push_screen(screen)
+            shown = self.push_screen(screen)
+        self.call_next(self._forget_pages, shown)
+
+    def _page_screen(self, lesson: Lesson, page: Page) -> PageScreen:
+        """The page's screen: kept from an earlier visit (with what the learner typed and
+        the widgets' answers), else built, and kept among the last KEPT_PAGES."""
+        kept = next((s for s in self._kept if s.page is page), None)  # same load of the files
+        if kept is not None:
+            self._kept.remove(kept)
+            self._kept.append(kept)
+            return kept
+        screen = screen_class(page.kind)(lesson, page)
+        self.install_screen(screen, f"page-{id(screen)}")
+        self._kept.append(screen)
+        return screen
+
+    async def _forget_pages(self, shown: Awaitable[object]) -> None:
+        """Once the page is shown (and the one it replaced has left the stack), take down
+        kept pages beyond the last KEPT_PAGES and pages of an earlier load of the files."""
+        await shown
+        newest: dict[str | None, PageScreen] = {}
+        for screen in self._kept:
+            newest[screen.name] = screen
+        recent = set(self._kept[-KEPT_PAGES:])
+        for screen in list(self._kept):
+            if screen in recent and newest[screen.name] is screen:
+                continue
+            if any(screen is shown for shown in self.screen_stack):
+                continue
+            self._kept.remove(screen)
+            self.uninstall_screen(screen)
+            if screen.is_attached:
+                await screen.remove()
 
     def turn_page(self, lesson_id: str, number: int, step: int) -> None:
         """`step` pages on from `number`, or from where turns not yet drawn lead.

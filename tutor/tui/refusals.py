@@ -7,11 +7,11 @@ The core raises errors whose message is English (for the command line) and which
 
 from __future__ import annotations
 
-from tutor.core.tokenize import QUOTE_CHARS
 from tutor.tui import i18n
 from tutor.tui.context import TutorContext
 
 PIECES_SHOWN = 8  # pieces named in a "splits into" sentence
+QUOTE_CHARS = 40  # as tutor.core.tokenize quotes (not imported: it loads `tokenizers`)
 
 
 def quote(ctx: TutorContext, text: str) -> str:

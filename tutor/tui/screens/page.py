@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -75,6 +76,7 @@ class PageScreen(Screen[None]):
     """Base of the per-kind screens; never shown itself."""
 
     KIND: ClassVar[str] = ""
+    ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -89,6 +91,7 @@ class PageScreen(Screen[None]):
         super().__init__(name=f"{lesson.id}:{page.number}")
         self.lesson = lesson
         self.page = page
+        self._styled_for: str | None = None  # the theme its styles were last computed for
 
     @property
     def help_key(self) -> str:
@@ -159,8 +162,17 @@ class PageScreen(Screen[None]):
                 yield make(block.config, id=f"w{number}-{block.widget}")
 
     def on_mount(self) -> None:
-        tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
         self.query_one("#body").focus()
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Each time the page shows, first or again (a kept page is not mounted again):
+        the visit is saved. A kept page keeps its styles unless the theme changed while it
+        was away: restyling every widget was most of what turning back to it cost.
+        (Textual's own Screen handler runs next and reads that flag.)"""
+        if self._styled_for == self.app.theme:
+            event.refresh_styles = False
+        self._styled_for = self.app.theme
+        tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
 
     def action_next_page(self) -> None:
         self.post_message(TurnPage(self.lesson.id, self.page.number, 1))

@@ -71,7 +71,7 @@ class KeyBar(Static):
         still work there are shown."""
         ctx = tutor_context(self)
         field = self.screen.focused
-        if typing_into(field):
+        if getattr(self.screen, "ESC_LEAVES_FIELDS", False) and typing_into(field):
             keys = [("esc", "key.leave_field"), ("tab", "key.next_stop")]
             if not multiline(field):
                 keys.append(("enter", "key.confirm"))

@@ -7,6 +7,7 @@ as ties ("=1", and how many share the last score) so sort order never fakes a ra
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,8 @@ def score_text(scheme: str, score: float) -> str:
     return f"{score:,.0f}" if scheme == "id" else f"{score:.3f}"
 
 
+# A byte-level piece that is not a whole character, as the core writes it: <E7 8C>
+BYTES = re.compile(r"<[0-9A-F]{2}(?: [0-9A-F]{2})*>")
 WORKING_AFTER_S = 0.15  # an answer slower than this is announced as being worked on
 
 
@@ -166,9 +169,8 @@ class NeighboursPanel(Asking, Vertical):
                 if self._tied(answer.result, neighbour.rank)
                 else f"{neighbour.rank}"
             )
-            cells.append(
-                f"{rank:>3} {neighbour.piece} {score_text(answer.scheme, neighbour.score)}"
-            )
+            score = score_text(answer.scheme, neighbour.score)
+            cells.append(f"{rank:>3} {neighbour.piece} #{neighbour.id} {score}")
         return cells
 
     @staticmethod
@@ -178,9 +180,13 @@ class NeighboursPanel(Asking, Vertical):
         return shown > 1 or (rank == result.neighbours[-1].rank and result.tie_count > 1)
 
     def _notes(self) -> list[str]:
-        """Ties that run past the shown list, said in words."""
+        """Ties that run past the shown list, said in words; what a byte piece is."""
         ctx = tutor_context(self)
         notes = []
+        pieces = [n.piece for a in self.answers if a.result for n in a.result.neighbours]
+        example = next((piece for piece in pieces if BYTES.fullmatch(piece)), None)
+        if example is not None:
+            notes.append(ctx.t("nb.bytes", piece=example))
         for answer in self.answers:
             result = answer.result
             if result is None or not result.neighbours:
