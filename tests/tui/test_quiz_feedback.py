@@ -220,3 +220,17 @@ async def test_feedback_speaks_english_in_the_english_interface(
         assert "✗ “An ID is not a row number” denies: A token ID is only a row number" in reading
         assert "⚠ Misconception: A token with a bigger ID matters more" in reading
         assert "Self-check: tick the reference claims" in reading
+
+
+async def test_a_100000_character_paste_is_graded_to_the_limit_and_says_so(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        question = await answer_text(pilot, app, PARAPHRASE + "很" * 100_000)
+        reading = question.plain_text()
+        assert question.correct is True
+        assert "只评了前 10,000 个字" in reading
+        attempt = app.ctx.store.last_attempt(LESSON, question.question.id)
+        assert len(attempt.answer) == len(PARAPHRASE) + 100_000  # kept whole, graded in part
