@@ -20,6 +20,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 
 from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class QuizQuestion(Vertical):
             unit = f"({q.unit})" if q.unit else ""
             yield Input(placeholder=ctx.t("quiz.numeric_prompt", unit=unit), id="answer")
         else:
-            yield TextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
+            yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
         yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
         yield Static(id="feedback")
         if q.type == "text" and self.rubric is not None:

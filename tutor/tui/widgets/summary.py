@@ -20,6 +20,7 @@ from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class SummaryEditor(Vertical):
         for section in self.summary.sections:
             title = section.title_zh if ctx.lang == "zh" else section.title_en
             yield Static(title, classes="section-title")
-            yield TextArea(
+            yield CappedTextArea(
                 self._texts[section.id],
                 id=f"section-{section.id}",
                 soft_wrap=True,
@@ -70,6 +71,8 @@ class SummaryEditor(Vertical):
         yield Markdown(
             f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
             id="reference",
+            # a click would run the server's browser in a served session
+            open_links=False,
         )
 
     def on_mount(self) -> None:
