@@ -10,6 +10,8 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 
 from tests.tui.conftest import LESSON, settle
 from tests.tui.test_quiz_summary import question_of, quiz_page, submit, summary_page
+from tutor.content.grade import MAX_CHARS
+from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.summary import SummaryEditor
 
@@ -220,3 +222,21 @@ async def test_feedback_speaks_english_in_the_english_interface(
         assert "✗ “An ID is not a row number” denies: A token ID is only a row number" in reading
         assert "⚠ Misconception: A token with a bigger ID matters more" in reading
         assert "Self-check: tick the reference claims" in reading
+
+
+async def test_a_100000_character_paste_is_cut_to_the_field_and_graded(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The field keeps MAX_TEXT_CHARS (the store's limit, below the grader's MAX_CHARS)."""
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        question = question_of(app, "text")
+        area = question.query_one("#answer", TextArea)
+        area.insert(PARAPHRASE + "很" * 100_000)  # a paste goes through the field's edit
+        assert len(area.text) == MAX_TEXT_CHARS < MAX_CHARS
+        await submit(pilot, question)
+        assert question.correct is True
+        assert "只评了前" not in question.plain_text()
+        attempt = app.ctx.store.last_attempt(LESSON, question.question.id)
+        assert attempt.answer == PARAPHRASE + "很" * (MAX_TEXT_CHARS - len(PARAPHRASE))

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Checkbox, Static
 
-from tutor.content.grade import MAX_CHARS, Grade, Rubric, grade
+from tutor.content.grade import Grade, Rubric, grade
 from tutor.tui.context import tutor_context
 
 if TYPE_CHECKING:
@@ -106,8 +106,6 @@ class RubricFeedback(Vertical):
             name, correction = self._misconception_text(misconception)
             said = ctx.t("quiz.misconception", name=name, evidence=found.evidence)
             lines += [(said, "bold $text-warning"), (f"  → {correction}", "")]
-        if result.truncated:
-            lines.append((ctx.t("quiz.truncated", limit=f"{MAX_CHARS:,}"), "italic"))
         return lines
 
     def _offer_self_check(self) -> None:
