@@ -117,7 +117,9 @@ class PageScreen(Screen[None]):
         with VerticalScroll(id="body"):
             yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
             if ctx.model_dir is not None and self.page.body_blocks:
-                yield Static(self._model_note(), classes="model-note")
+                note = Static(self._model_note(), classes="model-note")
+                note.styles.margin = (0, 0, 1, 0)
+                yield note
             yield from self.compose_before_body()
             yield from self.compose_body()
             yield from self.compose_after_body()
@@ -141,7 +143,7 @@ class PageScreen(Screen[None]):
         except (HFError, OSError):
             before = "none"  # the widgets say what is wrong with the directory
         if before != "saved":
-            note += " " + ctx.t(f"page.model_note.before.{before}")
+            note += ("" if ctx.lang == "zh" else " ") + ctx.t(f"page.model_note.before.{before}")
         return Content.styled(note, "italic $text-warning")
 
     @property
