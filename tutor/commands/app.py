@@ -15,10 +15,25 @@ EXIT_USAGE = 2
 
 
 def run(args: argparse.Namespace) -> int:
+    """The lessons. 0 after a normal quit; 1 when broken content stopped at the error
+    screen (so scripts and `tutor serve` can tell); a bug ends them with an apology and
+    EXIT_CRASH (tutor.crash)."""
     if args.model is not None and not _model_opens(args.model):
         return EXIT_USAGE
-    build(args).run()
-    return 0
+    try:
+        app = build(args)
+        app.run()
+        crash = app.crashed
+    except Exception as exc:  # before the app runs, or its driver failing
+        crash = exc
+    if crash is None:
+        if app.return_code:
+            return app.return_code
+        return 1 if app.content is not None and app.index.errors else 0
+    from tutor.crash import report_crash
+    from tutor.progress.store import default_data_dir
+
+    return report_crash(crash, default_data_dir(), args.lang or "zh")
 
 
 def _model_opens(model_dir: Path) -> bool:
@@ -47,8 +62,9 @@ def build(args: argparse.Namespace) -> TutorApp:
     gc.disable()
 
     from tutor.core.paths import content_dir
-    from tutor.tui.store import (
+    from tutor.progress.store import (
         default_data_dir,
+        default_database,
         default_learner,
         guest_requested,
         open_in_background,
@@ -56,7 +72,9 @@ def build(args: argparse.Namespace) -> TutorApp:
 
     learner = args.learner or os.environ.get("TUTOR_LEARNER") or default_learner()
     data_dir, guest = default_data_dir(), guest_requested()
-    opening_store = open_in_background(learner, data_dir, guest=guest)  # during the import
+    opening_store = open_in_background(  # during the import
+        learner, data_dir, database=default_database(), guest=guest
+    )
     from tutor.tui.app import TutorApp
 
     remote = os.environ.get("TUTOR_REMOTE") == "1"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -28,6 +27,7 @@ from tutor.core.hf import (
     head_kind,
     read_config,
 )
+from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
 from tutor.core.table import (
     EmbeddingTable,
@@ -37,9 +37,6 @@ from tutor.core.table import (
     read_header,
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
-
-Stage = Literal["before", "after"]
-STAGES: tuple[Stage, ...] = ("before", "after")
 
 TOKENIZER_FILE = "tokenizer.json"
 WEIGHTS_FILE = "model.safetensors"

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from tutor.core.model import ProjectModel, Stage
+from tutor.core.names import NEIGHBOUR_SCHEMES, NeighbourScheme
 from tutor.core.table import EmbeddingTable, one_hot
-
-NeighbourScheme = Literal["id", "onehot", "before", "after"]
-NEIGHBOUR_SCHEMES: tuple[NeighbourScheme, ...] = ("id", "onehot", "before", "after")
 
 
 class SimilarityError(ValueError):

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 
 if TYPE_CHECKING:
@@ -70,11 +70,19 @@ def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
     )
 
 
+def build(ctx: TutorContext, sentence: str, vocab: int, dim: int) -> SmallTable | str:
+    """The small table, or why the model cannot give it (in a worker)."""
+    try:
+        return build_small_table(ctx.models.get(), sentence, vocab, dim)
+    except (ValueError, OSError) as exc:
+        return ctx.t("model.error", error=exc)
+
+
 def number(value: float) -> str:
     return f"{value:+.2f}"
 
 
-class LookupDemo(Vertical):
+class LookupDemo(Asking, Vertical):
     """Choose a token of the sentence; see its one-hot row pick its row out of E."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("s", "toggle_scale", "key.scale")]
@@ -83,12 +91,6 @@ class LookupDemo(Vertical):
     LookupDemo { height: auto; }
     LookupDemo > Static { height: auto; }
     """
-
-    class Built(Message):
-        def __init__(self, table: SmallTable | None, error: str) -> None:
-            super().__init__()
-            self.table = table
-            self.error = error
 
     def __init__(self, config: LookupWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -111,28 +113,19 @@ class LookupDemo(Vertical):
         yield Static(ctx.t("model.loading"), id="view")
 
     def on_mount(self) -> None:
-        config = self.config
-        self.call_after_refresh(self._build, config.sentence, config.small_vocab, config.small_dim)
+        ctx, config = tutor_context(self), self.config
+        self.call_after_refresh(
+            self.ask,
+            lambda: build(ctx, config.sentence, config.small_vocab, config.small_dim),
+            self._built,
+        )
 
-    @work(thread=True, exclusive=True, group="lookup")
-    def _build(self, sentence: str, vocab: int, dim: int) -> None:
-        ctx = tutor_context(self)
-        try:
-            table = build_small_table(ctx.models.get(), sentence, vocab, dim)
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Built(None, ctx.t("model.error", error=exc)))
-            return
-        self.post_message(self.Built(table, ""))
-
-    @property
-    def loading(self) -> bool:
-        return self.table is None and not self.error
-
-    def on_lookup_demo_built(self, message: Built) -> None:
-        message.stop()
-        self.table, self.error = message.table, message.error
-        if self.table is not None:
-            pieces = [self.table.pieces[i] for i in self.table.sentence]
+    def _built(self, built: SmallTable | str) -> None:
+        if isinstance(built, str):
+            self.error = built
+        else:
+            self.table = built
+            pieces = [built.pieces[i] for i in built.sentence]
             self.query_one("#token", ChoiceBar).set_options(pieces)
             self.position = 0
         self._show()
