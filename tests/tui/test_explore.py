@@ -82,6 +82,9 @@ async def test_the_shipped_model_by_keyboard(make_app: Callable[..., TutorApp]) 
 
         heatmap = app.screen.query_one(Heatmap)
         assert heatmap.pieces == ["猫", "和", "狗"] and heatmap.stage == "after"
+        heatmap.focus()
+        await settle(pilot)
+        assert app.screen.query_one("#explore-body").scroll_y > 0  # it scrolls to the focus
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ExploreScreen)

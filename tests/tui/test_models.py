@@ -31,6 +31,7 @@ async def test_pages_say_their_prose_is_about_the_shipped_model(
         vocab, dim = app.ctx.fact_text("model.vocab_size"), app.ctx.fact_text("model.d")
         assert f"shipped project model (V = {vocab}, d = {dim})" in note
         assert "the model you opened, tiny-gpt2" in note
+        assert "Its “before training” table is re-created from config" in note
 
         demo = app.screen.query_one(LookupDemo)
         demo.query_one("#scale").focus()

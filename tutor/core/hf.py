@@ -11,11 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
+
+from pydantic import BaseModel, ValidationError
 
 # tensor name -> shape; None where the shape is not read yet (a shard not opened)
 Shapes = Mapping[str, tuple[int, ...] | None]
 HeadKind = Literal["tied", "untied", "none"]
+BeforeKind = Literal["saved", "recreated", "none"]
+
+CONFIG_FILE = "config.json"
+BEFORE_FILE = "embeddings_before.safetensors"  # the shipped model's initial table
 
 MAX_CANDIDATES = 5
 
@@ -174,3 +181,75 @@ def initialisation(
     if initializer_factor is not None and initializer_factor > 0:
         return Initialisation(float(initializer_factor), "initializer_factor")
     return None
+
+
+class TextConfig(BaseModel):
+    """The language model's part of a multimodal config (Gemma 3, Qwen-VL: `text_config`)."""
+
+    model_type: str | None = None
+    vocab_size: int | None = None
+    hidden_size: int | None = None
+    tie_word_embeddings: bool | None = None
+    initializer_range: float | None = None
+
+
+class ModelConfig(BaseModel):
+    """config.json: the project's fields and the Hugging Face fields the tutor reads; the
+    rest of an HF config is ignored."""
+
+    vocab_size: int | None = None
+    hidden_size: int | None = None
+    tie_word_embeddings: bool | None = None
+    context: int | None = None
+    hidden: int | None = None
+    seed: int | None = None
+    steps: int | None = None
+    tokenizer: str | None = None
+    model_type: str | None = None
+    architectures: list[str] | None = None
+    initializer_range: float | None = None
+    initializer_factor: float | None = None
+    text_config: TextConfig | None = None
+
+    @property
+    def family(self) -> str | None:
+        text_type = self.text_config.model_type if self.text_config else None
+        return family_of(self.model_type, self.architectures) or family_of(text_type, None)
+
+    @property
+    def tie(self) -> bool | None:
+        if self.tie_word_embeddings is None and self.text_config:
+            return self.text_config.tie_word_embeddings
+        return self.tie_word_embeddings
+
+    @property
+    def initialisation(self) -> Initialisation | None:
+        text_range = self.text_config.initializer_range if self.text_config else None
+        return initialisation(self.initializer_range or text_range, self.initializer_factor)
+
+
+def first_error(exc: ValidationError) -> str:
+    """A pydantic error's first problem, on one line."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def read_config(path: Path) -> ModelConfig:
+    """config.json, or an empty config where there is none."""
+    if not path.is_file():
+        return ModelConfig()
+    try:
+        return ModelConfig.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise HFError(f"{path}: not a valid config: {first_error(exc)}") from exc
+
+
+def before_kind_of(model_dir: Path, config: ModelConfig | None = None) -> BeforeKind:
+    """ "saved": the real initial table ships beside the model; "recreated": it can be
+    drawn the way config.json says the model was initialised; "none": nothing honest to
+    show. Reads no weights, so a page can say it before the model is opened."""
+    if (model_dir / BEFORE_FILE).is_file():
+        return "saved"
+    config = config or read_config(model_dir / CONFIG_FILE)
+    return "recreated" if config.initialisation is not None else "none"

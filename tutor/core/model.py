@@ -11,18 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
 from tutor.core.hf import (
+    BEFORE_FILE,
+    CONFIG_FILE,
+    BeforeKind,
     HeadKind,
     HFError,
-    Initialisation,
-    family_of,
+    ModelConfig,
+    before_kind_of,
     find_input_table,
+    first_error,
     head_kind,
-    initialisation,
+    read_config,
 )
 from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
@@ -35,13 +38,9 @@ from tutor.core.table import (
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
 
-BeforeKind = Literal["saved", "recreated", "none"]
-
 TOKENIZER_FILE = "tokenizer.json"
 WEIGHTS_FILE = "model.safetensors"
 WEIGHTS_INDEX_FILE = "model.safetensors.index.json"
-BEFORE_FILE = "embeddings_before.safetensors"
-CONFIG_FILE = "config.json"
 RECREATED_SEED = 0
 TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")  # pickled torch weights, not read here
 
@@ -50,70 +49,17 @@ class ModelError(ValueError):
     """A model directory that cannot be used; the message is one line for humans."""
 
 
-class TextConfig(BaseModel):
-    """The language model's part of a multimodal config (Gemma 3, Qwen-VL: `text_config`)."""
-
-    model_type: str | None = None
-    vocab_size: int | None = None
-    hidden_size: int | None = None
-    tie_word_embeddings: bool | None = None
-    initializer_range: float | None = None
-
-
-class ModelConfig(BaseModel):
-    """config.json: the project's fields and the Hugging Face fields the tutor reads; the
-    rest of an HF config is ignored."""
-
-    vocab_size: int | None = None
-    hidden_size: int | None = None
-    tie_word_embeddings: bool | None = None
-    context: int | None = None
-    hidden: int | None = None
-    seed: int | None = None
-    steps: int | None = None
-    tokenizer: str | None = None
-    model_type: str | None = None
-    architectures: list[str] | None = None
-    initializer_range: float | None = None
-    initializer_factor: float | None = None
-    text_config: TextConfig | None = None
-
-    @property
-    def family(self) -> str | None:
-        text_type = self.text_config.model_type if self.text_config else None
-        return family_of(self.model_type, self.architectures) or family_of(text_type, None)
-
-    @property
-    def tie(self) -> bool | None:
-        if self.tie_word_embeddings is None and self.text_config:
-            return self.text_config.tie_word_embeddings
-        return self.tie_word_embeddings
-
-    @property
-    def initialisation(self) -> Initialisation | None:
-        text_range = self.text_config.initializer_range if self.text_config else None
-        return initialisation(self.initializer_range or text_range, self.initializer_factor)
-
-
 class WeightsIndex(BaseModel):
     """model.safetensors.index.json of a sharded HF checkpoint: tensor name -> shard file."""
 
     weight_map: dict[str, str]
 
 
-def _one_line(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]
-
-
 def _read_config(path: Path) -> ModelConfig:
-    if not path.is_file():
-        return ModelConfig()
     try:
-        return ModelConfig.model_validate_json(path.read_bytes())
-    except ValidationError as exc:
-        raise ModelError(f"{path}: not a valid config: {_one_line(exc)}") from exc
+        return read_config(path)
+    except HFError as exc:
+        raise ModelError(str(exc)) from exc
 
 
 def _weight_map(model_dir: Path) -> dict[str, Path] | None:
@@ -132,7 +78,7 @@ def _weight_map(model_dir: Path) -> dict[str, Path] | None:
     try:
         parsed = WeightsIndex.model_validate_json(index.read_bytes())
     except ValidationError as exc:
-        raise ModelError(f"{index}: not a valid weights index: {_one_line(exc)}") from exc
+        raise ModelError(f"{index}: not a valid weights index: {first_error(exc)}") from exc
     return {name: model_dir / shard for name, shard in parsed.weight_map.items()}
 
 
@@ -217,9 +163,7 @@ class ProjectModel:
     def before_kind(self) -> BeforeKind:
         """ "saved": the real initial table ships beside the model; "recreated": drawn the
         way config.json says the model was initialised; "none": nothing honest to show."""
-        if (self.path / BEFORE_FILE).is_file():
-            return "saved"
-        return "recreated" if self.config.initialisation is not None else "none"
+        return before_kind_of(self.path, self.config)
 
     @property
     def has_before(self) -> bool:

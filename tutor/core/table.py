@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from tutor.core.hf import HFError, find_input_table
+from tutor.core.hf import HFError, find_input_table, first_error
 
 # safetensors dtype -> how numpy reads its bytes (bf16 as raw 16-bit words)
 _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}
@@ -51,12 +51,6 @@ class TensorEntry(BaseModel):
     dtype: str
     shape: tuple[int, ...]
     data_offsets: tuple[int, int]
-
-
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else error["msg"]
 
 
 def read_header(path: Path) -> tuple[dict[str, TensorEntry], int]:
@@ -94,7 +88,7 @@ def read_header(path: Path) -> tuple[dict[str, TensorEntry], int]:
     try:
         entries = {name: TensorEntry.model_validate(v) for name, v in raw.items()}
     except ValidationError as exc:
-        raise TableError(f"{path} has a malformed safetensors header: {_first_error(exc)}") from exc
+        raise TableError(f"{path} has a malformed safetensors header: {first_error(exc)}") from exc
     data_end = max((e.data_offsets[1] for e in entries.values()), default=0)
     if 8 + size + data_end > size_on_disk:
         raise TableError(

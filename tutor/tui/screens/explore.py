@@ -4,7 +4,8 @@ Not a lesson page: a workbench for the shipped model or one a learner or teacher
 disk. Type text and see its tokens, IDs and bytes; pick one and see its neighbours by
 cosine beside its neighbours by ID (ID closeness means nothing in a real model either);
 an analogy a - b + c; the lesson's heatmap over the text's tokens; and the table's shape
-and cost. Every answer is computed in a worker; only the newest answer of each kind shows.
+and cost. Every answer is computed in a worker (the shared `Asking` helper); only the
+newest answer of each kind shows.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar
 
@@ -93,15 +94,13 @@ def columns(headers: list[str], rows: list[list[str]]) -> str:
     )
 
 
-class Answered(Message):
-    """A worker's answer to one question of one kind ("tokens", "neighbours" ...)."""
+class Bench(Asking, VerticalScroll):
+    """The workbench's scrolling body; asks the core through the shared helper.
 
-    def __init__(self, kind: str, number: int, answer: object, show: Callable[[Any], None]):
-        super().__init__()
-        self.kind = kind
-        self.number = number
-        self.answer = answer
-        self.show = show
+    Asking, a Widget, comes first in the bases, and Widget's own defaults (no overflow)
+    then win over VerticalScroll's: the scrolling is restated here."""
+
+    DEFAULT_CSS = "Bench { height: 1fr; overflow-y: auto; }"
 
 
 class ExploreScreen(Screen[None]):
@@ -121,9 +120,6 @@ class ExploreScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__(name="explore")
-        self._asked: dict[str, int] = {}  # questions asked so far, per kind
-        self._computing: set[str] = set()  # kinds with a worker computing
-        self._queued: dict[str, tuple] = {}  # the newest question asked while it ran
         self._pieces: list[str] = []  # the text's tokens, as the pick bar lists them
         self._heat_tokens = 0  # distinct tokens of the text (the heatmap draws 20)
         self._before: BeforeKind | None = None  # known once the shapes are in
@@ -140,7 +136,7 @@ class ExploreScreen(Screen[None]):
             ),
             id="page-header",
         )
-        with VerticalScroll(id="explore-body"):
+        with Bench(id="explore-body"):
             yield Static(ctx.t("model.loading"), id="shapes")
             yield Static(Content.styled(ctx.t("explore.text"), "bold"), classes="caption")
             yield Input(DEFAULT_TEXT[ctx.lang], placeholder=ctx.t("explore.text"), id="text")
@@ -162,44 +158,24 @@ class ExploreScreen(Screen[None]):
     # the one way this screen computes ---------------------------------------
 
     def _ask(self, kind: str, compute: Callable[[ProjectModel], Any], show: Callable) -> None:
-        """Compute in a thread worker; show the answer only if it is the newest of its kind
-        and the screen is still up. One worker per kind: questions asked while it runs
-        wait, and only the newest of them runs next (a search of a 2.5 GB table takes a
-        second or two; keys pressed meanwhile must not queue a scan each). An error the
-        core explains is an answer too."""
-        number = self._asked[kind] = self._asked.get(kind, 0) + 1
-        question = (kind, number, compute, show)
-        if kind in self._computing:
-            self._queued[kind] = question
-        else:
-            self._start(*question)
-
-    def _start(self, kind: str, number: int, compute: Callable, show: Callable) -> None:
-        self._computing.add(kind)
+        """Compute in a worker through the shared helper: one worker per kind, only the
+        newest waiting question runs next (a search of a 2.5 GB table takes a second or
+        two), only the newest answer is shown. An error the core explains is an answer."""
         models = tutor_context(self).models
 
-        def work() -> None:
+        def answer() -> object:
             try:
-                answer: object = compute(models.get())
+                return compute(models.get())
             except (ValueError, OSError) as exc:
-                answer = exc
-            self.post_message(Answered(kind, number, answer, show))
+                return exc
 
-        self.run_worker(work, thread=True, group=f"explore-{kind}")
+        def shown(answer: object) -> None:
+            if isinstance(answer, Exception):
+                self._show_error(kind, answer)
+            else:
+                show(answer)
 
-    def on_answered(self, message: Answered) -> None:
-        message.stop()
-        self._computing.discard(message.kind)
-        if not self.is_attached:
-            return
-        if message.kind in self._queued:
-            self._start(*self._queued.pop(message.kind))
-        if message.number != self._asked.get(message.kind):
-            return
-        if isinstance(message.answer, Exception):
-            self._show_error(message.kind, message.answer)
-        else:
-            message.show(message.answer)
+        self.query_one("#explore-body", Bench).ask(answer, shown, topic=kind)
 
     def _show_error(self, kind: str, error: Exception) -> None:
         target = {"tokens": "#tokens", "neighbours": "#neighbours", "shapes": "#shapes"}

@@ -117,21 +117,33 @@ class PageScreen(Screen[None]):
             if self.shows_title:
                 yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
             if ctx.model_dir is not None and self.page.body_blocks:
-                yield Static(self._model_note(), classes="model-note")
+                note = Static(self._model_note(), classes="model-note")
+                note.styles.margin = (0, 0, 1, 0)
+                yield note
             yield from self.compose_before_body()
             yield from self.compose_body()
             yield from self.compose_after_body()
         yield KeyBar()
 
     def _model_note(self) -> Content:
-        """Under --model the prose still quotes the shipped model; say so where it shows."""
+        """Under --model the prose still quotes the shipped model; say so where it shows,
+        and say what the opened model's "before training" stage is when it is not real."""
+        from tutor.core.hf import HFError, before_kind_of
+
         ctx = tutor_context(self)
+        assert ctx.model_dir is not None
         note = ctx.t(
             "page.model_note",
             v=ctx.fact_text("model.vocab_size"),
             d=ctx.fact_text("model.d"),
-            name=ctx.model_dir.name if ctx.model_dir else "",
+            name=ctx.model_dir.name,
         )
+        try:
+            before = before_kind_of(ctx.model_dir)
+        except (HFError, OSError):
+            before = "none"  # the widgets say what is wrong with the directory
+        if before != "saved":
+            note += ("" if ctx.lang == "zh" else " ") + ctx.t(f"page.model_note.before.{before}")
         return Content.styled(note, "italic $text-warning")
 
     @property
