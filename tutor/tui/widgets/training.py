@@ -29,18 +29,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from tutor.core.live import (
-    STEPS,
-    WIDTHS,
-    Failed,
-    Finished,
-    LiveRun,
-    Reached,
-    SlotBusy,
-    Started,
-    recording_of,
-    why_not,
-)
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.update import update_in_place
@@ -49,6 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tutor.content.widgets import TrainingWidget
+    from tutor.core.live import LiveRun, Reached
     from tutor.core.similarity import Neighbour
     from tutor.core.trajectory import Trajectory, TrajectoryRecording
 
@@ -338,17 +327,23 @@ class TrainingRun(Vertical, can_focus=True):
     # the learner's own run ---------------------------------------------------
 
     def action_choose_width(self) -> None:
+        from tutor.core.live import WIDTHS
+
         if self.live is None:
             self.width_choice = (self.width_choice + 1) % len(WIDTHS)
             self._show_live()
 
     def action_choose_steps(self) -> None:
+        from tutor.core.live import STEPS
+
         if self.live is None:
             self.steps_choice = (self.steps_choice + 1) % len(STEPS)
             self._show_live()
 
     def action_train(self) -> None:
         """Start a run in a child process (from this, the UI thread: see LiveRun)."""
+        from tutor.core.live import STEPS, WIDTHS, LiveRun, SlotBusy, why_not
+
         ctx = tutor_context(self)
         if self.live is not None or self.model_dir is None:
             return
@@ -383,6 +378,8 @@ class TrainingRun(Vertical, can_focus=True):
             self.post_message(self.LiveEvent(live, event))
 
     def on_training_run_live_event(self, message: LiveEvent) -> None:
+        from tutor.core.live import Failed, Finished, Reached, Started, recording_of
+
         message.stop()
         if message.run is not self.live:
             return  # a line from a run already cancelled
@@ -452,6 +449,10 @@ class TrainingRun(Vertical, can_focus=True):
         self._show_live()
 
     def _show_live(self) -> None:
+        """The own-run line; shown once the run is prepared (its worker has imported the
+        core, so this import costs the UI thread nothing)."""
+        from tutor.core.live import STEPS, WIDTHS
+
         ctx = tutor_context(self)
         choice = ctx.t(
             "train.live.choice", d=WIDTHS[self.width_choice], steps=STEPS[self.steps_choice]
