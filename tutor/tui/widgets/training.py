@@ -296,11 +296,6 @@ class TrainingRun(Vertical, can_focus=True):
         self.index = 0
         self._show()
 
-    @property
-    def computing(self) -> bool:
-        """The run is still being prepared (named apart from Textual's `loading`)."""
-        return self.run is None and not self.error
-
     def action_scrub(self, delta: int) -> None:
         if self.run is not None:
             self.index = max(0, min(len(self.run.views) - 1, self.index + delta))
