@@ -39,9 +39,9 @@ from tutor.core.live import torch_available
 from tutor.core.model import open_model
 from tutor.core.paths import content_dir, corpus_dir
 from tutor.core.tokenize import get_scheme
+from tutor.progress.store import default_learner
 from tutor.tui.app import TutorApp
 from tutor.tui.i18n import t
-from tutor.tui.store import default_learner
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip

@@ -16,6 +16,16 @@ focused field (served sessions do not blink the cursor) and the CPU that costs i
 recorded too, split like the typing phase's into server, children and this client.
 Memory: VmRSS (and PSS, which splits shared pages fairly) of the server and every process
 under it, sampled at the end of the phase.
+
+--abuse measures the server under attack instead, with its default limits:
+- input flood: one keyed learner's client tries to send 1 GB (64 KB writes, each awaiting
+  the SSH flow control) for at most 60 s, once while the learner's tutor reads and once
+  while it is stopped (SIGSTOP: it reads nothing); the server's RSS before, its peak
+  (VmHWM, reset at the start) and what it accepted;
+- silent flood: 1,000 clients from distinct 127.x addresses connect and say nothing,
+  reconnecting whenever the server closes them; while they run, learners connect one
+  after another and the time to their first screen (the lesson list) is measured, beside
+  the same measure with no flood, on the same server.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import collections
 import contextlib
 import os
 import random
+import resource
 import signal
 import socket
 import subprocess
@@ -37,6 +48,7 @@ from pathlib import Path
 import asyncssh
 import pyte
 from _common import (
+    MB,
     emit,
     machine,
     make_parser,
@@ -60,6 +72,14 @@ QUIET_S = 0.3  # no output for this long: the screen is settled
 LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 BACKSPACE = b"\x7f"
 END = b"\x1b[F"
+
+
+FLOOD_BYTES = 1024**3
+FLOOD_SECONDS = 60.0
+CHUNK = 64 * 1024
+SILENT_CLIENTS = 1000
+FIRST_SCREENS = 10
+SERVER_FD_LIMIT = 1024
 
 
 def free_port() -> int:
@@ -252,21 +272,15 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
     """One fresh server, `sessions` learners typing for `phase_s` seconds."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "tutor", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--open", "--data-dir", data_dir, "--max-sessions", str(sessions),
-             "--rate", "1000", "--burst", str(sessions + 10), "--login-timeout", "600",
-             "--idle-timeout", "3600"],
-            cwd=tutor_root(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
+        server = serve(
+            port, data_dir, "--max-sessions", str(sessions), "--rate", "1000",
+            "--burst", str(sessions + 10), "--login-timeout", "600", "--idle-timeout", "3600",
+            # every learner here comes from 127.0.0.1
+            "--max-sessions-per-address", str(sessions),
+            "--max-connections-per-address", str(sessions + 10),
         )  # fmt: skip
         try:
-            assert server.stdout is not None
-            banner = await asyncio.to_thread(server.stdout.readline)
-            if "listening" not in banner:
-                raise RuntimeError(f"tutor serve did not start: {banner!r}")
+            await wait_listening(server)
             keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
             started = time.perf_counter()
             gate = asyncio.Semaphore(4)  # children start on 2 cores: a few at a time
@@ -305,12 +319,7 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
                 assert learner.conn is not None
                 learner.conn.close()
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.to_thread(server.wait, 30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            await stopped(server)
     if not counted:
         raise RuntimeError(f"{sessions} sessions: no key was answered")
     return {
@@ -327,12 +336,233 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
     }
 
 
+def serve(port: int, data_dir: str, *options: str) -> subprocess.Popen[str]:
+    """`tutor serve --open` on loopback, its defaults unless `options` say otherwise, with
+    the common open-file limit of 1,024 (this script raises its own for the floods)."""
+
+    def common_limit() -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(SERVER_FD_LIMIT, hard), hard))
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "tutor", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--open", "--data-dir", data_dir, *options],
+        cwd=tutor_root(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=common_limit,
+    )  # fmt: skip
+
+
+async def wait_listening(server: subprocess.Popen[str]) -> None:
+    assert server.stdout is not None
+    banner = await asyncio.to_thread(server.stdout.readline)
+    if "listening" not in banner:
+        raise RuntimeError(f"tutor serve did not start: {banner!r}")
+
+
+async def stopped(server: subprocess.Popen[str]) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.to_thread(server.wait, 30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+async def first_screen(
+    port: int, marks: dict[str, str], source: str = "127.0.0.1"
+) -> tuple[float, asyncssh.SSHClientConnection, asyncssh.SSHClientProcess[bytes]]:
+    """Seconds from connecting (a new key) to the lesson list on screen."""
+    begin = time.perf_counter()
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        local_addr=(source, 0),
+        username="learner",
+        client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        known_hosts=None,
+        agent_path=None,
+        config=None,
+        preferred_auth="publickey",
+    )
+    process = await conn.create_process(
+        term_type="xterm-256color", term_size=(COLS, ROWS), encoding=None
+    )
+    screen = pyte.Screen(COLS, ROWS)
+    stream = pyte.ByteStream(screen)
+    async with asyncio.timeout(SETUP_TIMEOUT_S):
+        while marks["home"] not in "\n".join(screen_lines(screen)):
+            data = await process.stdout.read(65536)
+            if not data:
+                raise RuntimeError("the session closed before the first screen")
+            stream.feed(data)
+    return time.perf_counter() - begin, conn, process
+
+
+async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list[dict[str, object]]:
+    """Server memory while one client floods its session, tutor reading and stopped."""
+    results = []
+    for stalled in (False, True):
+        port = free_port()
+        with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+            server = serve(port, data_dir)
+            try:
+                await wait_listening(server)
+                _, conn, process = await first_screen(port, marks)
+                drain_output = asyncio.create_task(process.stdout.read(-1))
+                (child,) = process_tree(server.pid)[1:]
+                if stalled:
+                    os.kill(child, signal.SIGSTOP)
+                await asyncio.sleep(1.0)
+                before = proc_status(server.pid)["VmRSS"]
+                Path(f"/proc/{server.pid}/clear_refs").write_text("5")
+                chunk = b"x" * CHUNK
+                sent = 0
+                begin = time.perf_counter()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(seconds):
+                        while sent < total:
+                            process.stdin.write(chunk)
+                            await process.stdin.drain()
+                            sent += CHUNK
+                elapsed = time.perf_counter() - begin
+                held = process.channel.get_write_buffer_size()
+                status = proc_status(server.pid)
+                if stalled:
+                    os.kill(child, signal.SIGKILL)
+                drain_output.cancel()
+                conn.abort()
+            finally:
+                await stopped(server)
+        results.append(
+            {
+                "tutor": "stopped (SIGSTOP)" if stalled else "reading",
+                "offered_mb": round(total / MB, 1),
+                "seconds": round(elapsed, 1),
+                "accepted_by_server_mb": round((sent - held) / MB, 2),
+                "server_rss_before_mb": mb(before),
+                "server_rss_peak_mb": mb(status["VmHWM"]),
+                "server_rss_after_mb": mb(status["VmRSS"]),
+                "server_rss_growth_mb": mb(status["VmHWM"] - before),
+            }
+        )
+    return results
+
+
+class SilentFlood:
+    """Clients that connect and say nothing, each from its own 127.x.y.z address, and
+    connect again as soon as the server closes them."""
+
+    def __init__(self, port: int, clients: int) -> None:
+        self.port = port
+        self.connects = 0
+        self.connected: set[int] = set()
+        self._tasks = [asyncio.create_task(self._client(n)) for n in range(clients)]
+
+    async def _client(self, n: int) -> None:
+        source = f"127.1.{n // 250}.{n % 250 + 1}"
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", self.port, local_addr=(source, 0)
+                )
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            self.connects += 1
+            self.connected.add(n)
+            try:
+                await reader.read()  # until the server closes it
+            finally:
+                writer.close()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def silent_flood(marks: dict[str, str], clients: int, learners: int) -> dict[str, object]:
+    """Learners' time to first screen with no flood, then while `clients` silent ones run."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        server = serve(port, data_dir)
+        try:
+            await wait_listening(server)
+
+            async def one_learner(n: int) -> float | None:
+                try:
+                    seconds, conn, _ = await first_screen(
+                        port, marks, f"127.0.{n // 250}.{n % 250 + 2}"
+                    )
+                except (OSError, asyncssh.Error, RuntimeError, TimeoutError):
+                    return None
+                conn.close()
+                await conn.wait_closed()
+                return seconds
+
+            calm = [await one_learner(n) for n in range(learners)]
+            flood = SilentFlood(port, clients)
+            async with asyncio.timeout(SETUP_TIMEOUT_S):
+                while len(flood.connected) < clients:
+                    await asyncio.sleep(0.2)
+            counted_from = flood.connects
+            begin = time.perf_counter()
+            fds_during = len(os.listdir(f"/proc/{server.pid}/fd"))
+            flooded = [await one_learner(learners + n) for n in range(learners)]
+            rate = (flood.connects - counted_from) / (time.perf_counter() - begin)
+            await flood.stop()
+        finally:
+            await stopped(server)
+    served = [s for s in flooded if s is not None]
+    calm_served = [s for s in calm if s is not None]
+    return {
+        "silent_clients": clients,
+        "silent_clients_connected_at_least_once": len(flood.connected),
+        "silent_connects_per_s_during": round(rate, 1),
+        "server_open_fds_during": fds_during,
+        "learners_tried": learners,
+        "learners_served_without_flood": len(calm_served),
+        "learners_served_during_flood": len(served),
+        "first_screen_without_flood": summary_ms(calm_served) if calm_served else None,
+        "first_screen_during_flood": summary_ms(served) if served else None,
+    }
+
+
+async def abuse(quick: bool) -> dict[str, object]:
+    marks = setup_marks()
+    total, seconds = (8 * MB, 5.0) if quick else (FLOOD_BYTES, FLOOD_SECONDS)
+    clients, learners = (50, 2) if quick else (SILENT_CLIENTS, FIRST_SCREENS)
+    return {
+        "input_flood": await input_flood(marks, total, seconds),
+        "silent_flood": await silent_flood(marks, clients, learners),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--sessions", type=int, nargs="+", help="levels (default 10 25 50)")
     parser.add_argument("--seconds", type=float, help="typing phase per level (default 30)")
+    parser.add_argument(
+        "--abuse", action="store_true", help="an input flood and a silent-connection flood"
+    )
     args = parser.parse_args(argv)
     info = machine()
+    if args.abuse:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # 1,000 clients' sockets
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        emit(
+            {
+                "benchmark": "ssh-abuse",
+                "machine": info,
+                "quick": args.quick,
+                "server_open_file_limit": SERVER_FD_LIMIT,
+                **asyncio.run(abuse(args.quick)),
+            }
+        )
+        return
     levels, phase_s = ([2], 2.0) if args.quick else ([10, 25, 50], 30.0)
     levels = args.sessions or levels
     phase_s = args.seconds or phase_s

@@ -11,21 +11,28 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMES = ("project", "codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
-NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
+from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
+
+SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
 # subcommand -> module in tutor.commands that has `run(args) -> int`
 _HANDLERS = {
     None: "app",
     "lesson": "app",
+    "explore": "app",
     "check": "check",
+    "grade": "grade",
+    "new": "new",
+    "preview": "preview",
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
+    "analogy": "inspect",
     "facts": "inspect",
     "train": "train",
     "assets": "assets",
     "serve": "serve",
+    "report": "report",
 }
 
 
@@ -67,8 +74,42 @@ def build_parser() -> argparse.ArgumentParser:
     lesson.add_argument("lesson_id", metavar="LESSON")
     lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
 
+    sub.add_parser(
+        "explore",
+        help="any model's tokens, neighbours, analogy, heatmap and table shape "
+        "(default: the shipped model; --model DIR for another)",
+    )
+
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+    check.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the JSON Schema of lesson and page front matter and widget blocks",
+    )
+    check.add_argument("--out", type=Path, metavar="FILE", help="with --schema: write it here")
+
+    new = sub.add_parser("new", help="start a lesson: one page of each kind, passing check")
+    new.add_argument("what", choices=("lesson",))
+    new.add_argument("lesson_id", metavar="ID")
+    new.add_argument(
+        "folder", nargs="?", type=Path, default=Path(), metavar="DIR", help="default: here"
+    )
+
+    preview = sub.add_parser("preview", help="open lessons and reload each page as you save it")
+    preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
+    preview.add_argument("--lesson", metavar="ID", help="open this lesson")
+    preview.add_argument("--page", type=int, metavar="N", help="at this page")
+
+    grade = sub.add_parser(
+        "grade", help="grade a free-text answer against a lesson's rubric (claims, misconceptions)"
+    )
+    grade.add_argument("lesson_id", metavar="LESSON")
+    grade.add_argument("item", metavar="ITEM", help="a text question's id, or `summary`")
+    answer = grade.add_mutually_exclusive_group(required=True)
+    answer.add_argument("--text", metavar="TEXT", help="the answer")
+    answer.add_argument("--file", type=Path, metavar="FILE", help="the answer, from a UTF-8 file")
+    grade.add_argument("--json", action="store_true")
 
     tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
     tok.add_argument("text", metavar="TEXT")
@@ -95,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
-    sim.add_argument("--stage", choices=("before", "after"), default="after")
+    sim.add_argument("--stage", choices=STAGES, default="after")
     sim.add_argument(
         "--step",
         type=int,
@@ -104,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(steps: tutor facts --key trajectory.steps)",
     )
     sim.add_argument("--json", action="store_true")
+
+    ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
+    ana.add_argument("a", metavar="A")
+    ana.add_argument("b", metavar="B")
+    ana.add_argument("c", metavar="C")
+    ana.add_argument("--k", type=int, default=5)
+    ana.add_argument("--stage", choices=("before", "after"), default="after")
+    ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
     facts.add_argument("--key", metavar="K")
@@ -127,6 +176,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
     serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
     serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
+    serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
+    serve.add_argument(
+        "--max-sessions-per-address", type=int, default=10, metavar="N", help="guests included"
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=200,
+        metavar="N",
+        help="open connections at once, logged in or not",
+    )
+    serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
+    serve.add_argument(
+        "--session-open-timeout",
+        type=float,
+        default=20,
+        metavar="SECONDS",
+        help="time from login to starting the tutor",
+    )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
     serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")
@@ -138,7 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="new connections per second per IP (token bucket)",
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
-    serve.add_argument("--data-dir", type=Path, metavar="DIR")
     serve.add_argument(
         "--live-training",
         type=int,
@@ -147,6 +214,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="let learners train a model of their own live, N runs at a time on this "
         "server (each holds a core for up to a few minutes); default 0: off",
     )
+    serve.add_argument(
+        "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
+    )
+    serve.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep progress in PostgreSQL (postgresql://user@host/dbname; default: "
+        "$TUTOR_DATABASE), shared by every server given the same URL",
+    )
+    report = sub.add_parser(
+        "report", help="the teacher's view: every learner, question, misconception"
+    )
+    where = report.add_mutually_exclusive_group()
+    where.add_argument(
+        "--data-dir", type=Path, metavar="DIR", help="the SQLite progress file's folder"
+    )
+    where.add_argument(
+        "--database", metavar="URL", help="a postgresql:// URL (default: $TUTOR_DATABASE)"
+    )
+    report.add_argument("--lesson", metavar="ID", help="one lesson (default: every lesson)")
+    report.add_argument(
+        "--authorized-keys",
+        type=Path,
+        metavar="FILE",
+        help="name learners by their key's comment in this file (else: the fingerprint's start)",
+    )
+    form = report.add_mutually_exclusive_group()
+    form.add_argument("--csv", action="store_true", help="one row per learner and question")
+    form.add_argument("--json", action="store_true")
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS)
     return parser

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -60,6 +62,31 @@ async def wait_until(
         await asyncio.sleep(0.05)
 
 
+async def start_cli(
+    data: Path, *options: str, preexec_fn: Callable[[], object] | None = None
+) -> tuple[subprocess.Popen[str], int, str]:
+    """`tutor serve --open` in its own process; (process, port, host key fingerprint)."""
+    command = [sys.executable, "-m", "tutor", *APP_ARGS, "serve", "--open", "--port", "0"]
+    proc = subprocess.Popen(
+        [*command, "--data-dir", str(data), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=preexec_fn,
+    )
+    assert proc.stdout is not None
+    lines = []
+    while len(lines) < 6:
+        line = await asyncio.to_thread(proc.stdout.readline)
+        assert line, f"tutor serve ended early: {proc.wait()} {proc.stderr.read()}"  # type: ignore[union-attr]
+        lines.append(line)
+    banner = "".join(lines)
+    port = int(re.search(r"listening on 127\.0\.0\.1 port (\d+), this machine only", banner)[1])  # type: ignore[index]
+    assert f"learners connect with: ssh -p {port} 127.0.0.1" in banner
+    fingerprint = re.search(r"host key fingerprint: (SHA256:\S+)", banner)[1]  # type: ignore[index]
+    return proc, port, fingerprint
+
+
 async def assert_no_children(server: TutorServer) -> None:
     """Every session's child was reaped: the server's books and /proc agree."""
     await wait_until(lambda: not server.children and not server.closing, "sessions to end")
@@ -79,13 +106,15 @@ class _GuestClient(asyncssh.SSHClient):
 
 
 async def connect(
-    port: int, key: asyncssh.SSHKey | None, username: str = "learner"
+    port: int, key: asyncssh.SSHKey | None, username: str = "learner", source: str = "127.0.0.1"
 ) -> asyncssh.SSHClientConnection:
-    """A client that uses exactly the key given (or none), nothing from ~/.ssh."""
+    """A client that uses exactly the key given (or none), nothing from ~/.ssh. `source`:
+    any 127.x.y.z address, so one test can be several clients."""
     conn, _ = await asyncssh.create_connection(
         _GuestClient,
         "127.0.0.1",
         port,
+        local_addr=(source, 0),
         username=username,
         client_keys=[key] if key is not None else None,
         known_hosts=None,
@@ -120,8 +149,11 @@ class Terminal:
         key: asyncssh.SSHKey | None,
         size: tuple[int, int] = (80, 24),
         env: dict[str, str] | None = None,
+        source: str = "127.0.0.1",
+        conn: asyncssh.SSHClientConnection | None = None,
     ) -> Terminal:
-        conn = await connect(port, key)
+        """A new session, on a new connection unless `conn` is given."""
+        conn = conn or await connect(port, key, source=source)
         process = await conn.create_process(
             term_type="xterm-256color", term_size=size, encoding=None, env=env or {}
         )
@@ -135,7 +167,13 @@ class Terminal:
     @property
     def text(self) -> str:
         self._check_reader()
-        return "\n".join(line.rstrip() for line in self.screen.display)
+        # not `screen.display`: pyte 0.8.2 raises IndexError there on the empty cell a
+        # wide (CJK) character overwritten by a narrow one leaves behind
+        screen = self.screen
+        rows = (screen.buffer[y] for y in range(screen.lines))
+        return "\n".join(
+            "".join(row[x].data for x in range(screen.columns)).rstrip() for row in rows
+        )
 
     def _flat(self) -> str:
         return re.sub(r"\s+", "", self.text).lower()
@@ -184,6 +222,7 @@ class Terminal:
         return self.process.exit_status
 
     async def hang_up(self) -> None:
+        """Close the connection (and with it every session on it)."""
         self._reader.cancel()
         self.conn.close()
         await self.conn.wait_closed()
@@ -223,3 +262,36 @@ async def serving(config: ServeConfig) -> AsyncIterator[TutorServer]:
     finally:
         await srv.stop()
     await assert_no_children(srv)
+
+
+class SilentFlood:
+    """Clients that connect and say nothing, each from its own 127.0.0.x address, and
+    connect again as soon as the server closes them: a flood that never lets up."""
+
+    def __init__(self, port: int, addresses: int, first: int = 10) -> None:
+        self.port = port
+        self.connects = 0
+        self._tasks = [
+            asyncio.create_task(self._one(f"127.0.{n // 250}.{n % 250 + 1}"))
+            for n in range(first, first + addresses)
+        ]
+
+    async def _one(self, source: str) -> None:
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", self.port, local_addr=(source, 0)
+                )
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            self.connects += 1
+            try:
+                await reader.read()  # until the server closes it
+            finally:
+                writer.close()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

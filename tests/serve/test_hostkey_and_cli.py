@@ -7,14 +7,12 @@ import os
 import re
 import signal
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, child_pids_of, wait_until
+from tests.serve.conftest import Terminal, child_pids_of, start_cli, wait_until
 from tutor.cli import main
 from tutor.serve.hostkey import HostKeyError, host_key_path, load_or_create_host_key
 
@@ -45,6 +43,7 @@ def test_a_host_key_others_can_read_is_refused(tmp_path: Path) -> None:
         (["serve", "--authorized-keys", "/nonexistent/keys"], "no such file"),
         (["serve", "--open", "--max-sessions", "0"], "--max-sessions must be at least 1"),
         (["serve", "--open", "--idle-timeout", "0"], "--idle-timeout must be more than 0"),
+        (["serve", "--open", "--max-connections", "0"], "--max-connections must be at least 1"),
     ],
 )
 def test_serve_refuses_unclear_options(
@@ -54,43 +53,11 @@ def test_serve_refuses_unclear_options(
     assert message in capsys.readouterr().err
 
 
-async def _start_cli(data: Path) -> tuple[subprocess.Popen[str], int, str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tutor",
-            "--lang",
-            "en",
-            "serve",
-            "--open",
-            "--port",
-            "0",
-            "--data-dir",
-            str(data),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    lines = []
-    while len(lines) < 6:
-        line = await asyncio.to_thread(proc.stdout.readline)
-        assert line, f"tutor serve ended early: {proc.wait()} {proc.stderr.read()}"  # type: ignore[union-attr]
-        lines.append(line)
-    banner = "".join(lines)
-    port = int(re.search(r"listening on 127\.0\.0\.1 port (\d+), this machine only", banner)[1])  # type: ignore[index]
-    assert f"learners connect with: ssh -p {port} 127.0.0.1" in banner
-    fingerprint = re.search(r"host key fingerprint: (SHA256:\S+)", banner)[1]  # type: ignore[index]
-    return proc, port, fingerprint
-
-
 @pytest.mark.asyncio(loop_scope="module")
 async def test_cli_prints_the_same_fingerprint_after_a_restart_and_reaps_on_stop(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
 ) -> None:
-    proc, port, printed = await _start_cli(tmp_path)
+    proc, port, printed = await start_cli(tmp_path)
     conn = await asyncssh.connect(
         "127.0.0.1",
         port,
@@ -118,7 +85,7 @@ async def test_cli_prints_the_same_fingerprint_after_a_restart_and_reaps_on_stop
         r"session end learner=SHA256:\S+ ip=127\.0\.0\.1 size=80x24 .*reason=server-stop", log
     )
 
-    again, _, reprinted = await _start_cli(tmp_path)
+    again, _, reprinted = await start_cli(tmp_path)
     again.send_signal(signal.SIGINT)
     assert await asyncio.to_thread(again.wait, 30) == 0
     assert reprinted == printed

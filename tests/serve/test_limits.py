@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
@@ -121,3 +122,102 @@ async def test_authorized_keys_only_and_reread_on_change(
         conn = await connect(server.port, keys["bob"])
         conn.close()
         await conn.wait_closed()
+
+
+async def test_sessions_per_connection_and_per_address_guests_included(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    config = make_config(
+        tmp_path, max_sessions=10, max_sessions_per_connection=2, max_sessions_per_address=3
+    )
+    async with serving(config) as server:
+        guest = await connect(server.port, None)
+        first = [await Terminal.open(server.port, None, conn=guest) for _ in range(3)]
+        for term in first[:2]:
+            await term.wait_for(*HOME_WORDS)
+        assert await first[2].closed() == 1
+        await first[2].wait_for(
+            "This connection already has 2 tutor sessions open (the limit is 2)."
+        )
+        again = await connect(server.port, None)
+        second = [await Terminal.open(server.port, None, conn=again) for _ in range(2)]
+        await second[0].wait_for(*HOME_WORDS)
+        assert await second[1].closed() == 1
+        await second[1].wait_for("3 tutor sessions already open from 127.0.0.1 (the limit is 3).")
+        assert len(server.children) == 3
+        # another address still gets in
+        learner = await Terminal.open(server.port, keys["alice"], source="127.0.0.2")
+        await learner.wait_for(*HOME_WORDS)
+        for term in (first[0], first[1], second[0], learner):
+            term.press("q")
+            assert await term.closed() == 0
+        for conn in (guest, again, learner.conn):
+            conn.close()
+
+
+class Silent:
+    """A client that connects and says nothing (kept, or its socket would be collected)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port: int, source: str = "127.0.0.1") -> Silent:
+        opened = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+        await opened[0].readline()  # the server's SSH version: counted by now
+        return cls(*opened)
+
+    async def told(self) -> bytes:
+        """All the server sends until it closes the connection."""
+        return await asyncio.wait_for(self.reader.read(), 10)
+
+    @property
+    def open(self) -> bool:
+        return not self.reader.at_eof()
+
+
+async def test_connections_per_address_are_capped_before_login(tmp_path: Path) -> None:
+    config = make_config(tmp_path, max_connections_per_address=3)
+    async with serving(config) as server:
+        held = [await Silent.connect(server.port) for _ in range(3)]
+        refused = await Silent.connect(server.port)
+        # closed at once, with the reason (no keys were exchanged: readable as it is)
+        said = await refused.told()
+        assert b"Too many connections from 127.0.0.1: 3 connections open, the limit is 3." in said
+        other = await Silent.connect(server.port, "127.0.0.2")
+        assert len(server.connection_caps.open) == 4
+        assert all(client.open for client in (*held, other))
+
+
+async def test_silent_connections_make_way_when_the_server_is_full(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    config = make_config(tmp_path, max_connections=3)
+    async with serving(config) as server:
+        silent = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
+        # a learner's client speaks at once: the oldest silent connection makes room
+        conn = await connect(server.port, keys["alice"], source="127.0.0.2")
+        assert b"The tutor server is busy and closed this silent connection" in (
+            await silent[0].told()
+        )
+        assert silent[1].open and silent[2].open
+        conn.close()
+        await conn.wait_closed()
+
+
+async def test_a_login_that_opens_no_session_is_closed(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    config = make_config(tmp_path, session_open_timeout=1.0)
+    async with serving(config) as server:
+        conn = await connect(server.port, keys["alice"])
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        await wait_until(lambda: not server.connections, "the connection to be forgotten")
+        assert "connection closed ip=127.0.0.1 reason=no-session" in caplog.text
+        # a connection whose sessions have ended gets the same time again
+        term = await Terminal.open(server.port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        term.press("q")
+        assert await term.closed() == 0
+        await asyncio.wait_for(term.conn.wait_closed(), 10)

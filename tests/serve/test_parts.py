@@ -7,10 +7,10 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from tutor.serve.child import child_environment
 from tutor.serve.identity import GUEST, Identity, KeyPolicy, parse_authorized_keys
-from tutor.serve.limits import RateLimiter, SessionCaps
+from tutor.serve.limits import ConnectionCaps, RateLimiter, SessionCaps
 from tutor.serve.session import (
-    child_environment,
     exit_status,
     fit_size,
     format_duration,
@@ -122,6 +122,65 @@ def test_small_helpers() -> None:
     assert exit_status(0) == 0 and exit_status(3) == 3 and exit_status(-9) == 137
     assert loggable("xterm\nsession end learner=x") == "xterm_session_end_learner=x"
     assert loggable("") == "-"
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {"NO_COLOR": "\x1b]0;owned\x07", "COLORTERM": "truecolor\x1b[2J"},
+        {"NO_COLOR": "1" * 200_000, "COLORTERM": "truecolor" * 20_000},
+        {"NO_COLOR": "yes please, no colour at all", "COLORTERM": "24bit "},
+    ],
+)
+def test_client_colour_variables_must_be_short_and_printable(
+    sent: dict[str, str], tmp_path: Path
+) -> None:
+    env = child_environment("xterm-256color", sent, tmp_path, Identity("SHA256:x"))
+    assert "NO_COLOR" not in env and "COLORTERM" not in env
+
+
+def test_client_colour_variables_that_are_kept(tmp_path: Path) -> None:
+    sent = {"NO_COLOR": "", "COLORTERM": "24bit"}
+    env = child_environment("xterm-256color", sent, tmp_path, Identity("SHA256:x"))
+    assert env["NO_COLOR"] == "" and env["COLORTERM"] == "24bit"
+
+
+def test_session_caps_per_connection_and_address_count_guests() -> None:
+    caps = SessionCaps(max_total=10, max_per_identity=5, max_per_connection=2, max_per_address=3)
+    assert caps.acquire(GUEST, "conn-1", "10.0.0.1") is None
+    assert caps.acquire(GUEST, "conn-1", "10.0.0.1") is None
+    refusal = caps.acquire(GUEST, "conn-1", "10.0.0.1")
+    assert refusal is not None and refusal.reason == "connection-limit"
+    assert caps.acquire(GUEST, "conn-2", "10.0.0.1") is None
+    refusal = caps.acquire(Identity("SHA256:a"), "conn-3", "10.0.0.1")
+    assert refusal is not None and refusal.reason == "address-limit"
+    assert caps.acquire(Identity("SHA256:a"), "conn-4", "10.0.0.2") is None
+    caps.release(GUEST, "conn-1", "10.0.0.1")
+    assert caps.acquire(GUEST, "conn-1", "10.0.0.1") is None
+    assert caps.held_by("conn-1") == 2 and caps.total == 4
+
+
+def test_connection_caps_make_way_for_a_flooder_first() -> None:
+    caps = ConnectionCaps(max_total=3, max_per_address=2)
+    assert caps.admit("learner", "10.0.0.9") is None
+    assert caps.admit("flood-a", "10.0.0.1") is None
+    assert caps.admit("flood-b", "10.0.0.2") is None
+    full = caps.admit("x", "10.0.0.3")
+    assert full is not None and full.reason == "server-busy"
+    # nobody has spoken: the oldest goes first while no address has a strike
+    assert caps.make_way(lambda c: c != "flood-b") == "learner"
+    assert caps.admit("learner-2", "10.0.0.8") is None
+    assert caps.make_way(lambda c: True) == "flood-a"
+    assert caps.admit("flood-a2", "10.0.0.1") is None
+    # 10.0.0.1 was closed for silence before: its new connection goes before older ones
+    assert caps.make_way(lambda c: True) == "flood-a2"
+    assert caps.make_way(lambda c: False) is None
+    assert caps.admit("y", "10.0.0.2") is None
+    refusal = caps.admit("z", "10.0.0.2")
+    assert refusal is not None and refusal.reason == "address-connections"
+    caps.release("y")
+    caps.release("y")  # twice: no harm
+    assert caps.admit("z", "10.0.0.2") is None
 
 
 def test_sessions_get_the_admins_live_training_setting(

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import asyncssh
 import pytest
 
 from tests.serve.conftest import Terminal, connect, wait_until
+from tutor.crash import EXIT_CRASH
 from tutor.serve.server import TutorServer
 from tutor.serve.session import RESET_SEQUENCE
 
@@ -161,6 +163,7 @@ async def test_child_environment_is_clean(
         "TUTOR_REMOTE": "1",
         "PYTHONPATH": env["PYTHONPATH"],
         "OMP_NUM_THREADS": "1",
+        "TUTOR_CRASH_FD": "3",
     }
     assert (Path(env["PYTHONPATH"]) / "tutor" / "serve").is_dir()
     # the pty is the child's controlling terminal, and the child leads its own session
@@ -232,9 +235,14 @@ async def test_one_log_line_per_session_start_and_end(
     term.resize(100, 32)
     term.press("q")
     assert await term.closed() == 0
-    lines = [r.getMessage() for r in caplog.records if r.name == "tutor.serve"]
+    # connection lines (e.g. an earlier test's idle connection closed) are not counted
+    lines = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "tutor.serve" and r.getMessage().startswith("session ")
+    ]
     fingerprint = keys["bob"].get_fingerprint("sha256")
-    assert len(lines) == 2, lines
+    assert len(lines) == 2, "\n".join(lines)
     start, end = lines
     assert start.startswith(f"session start learner={fingerprint} ip=127.0.0.1 ")
     assert " term=xterm-256color size=90x30 client=SSH-2.0-AsyncSSH_" in start
@@ -258,3 +266,23 @@ async def test_server_stop_ends_sessions_with_a_message(
     assert "The tutor server is shutting down." in term.text
     await assert_no_children(server)
     assert os.listdir(tmp_path / "ssh") == ["ssh_host_ed25519_key"]
+
+
+async def test_a_crash_is_an_apology_for_the_learner_and_a_traceback_in_the_log(
+    reaped: TutorServer, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    term = await Terminal.open(reaped.port, keys["carol"], size=(1, 1))  # Textual fails at 1×1
+    assert await term.closed() == EXIT_CRASH
+    seen = term.raw.decode(errors="replace")
+    assert "Traceback" not in seen and 'File "' not in seen
+    flat = "".join(seen.split())
+    found = re.search(r"\(incident([0-9a-f]{8})\)", flat)
+    assert found and "Sorry:thetutorstopped" in flat and "Theserver'sloghasthedetails" in flat
+    lines = [r.getMessage() for r in caplog.records if r.name == "tutor.serve"]
+    end = next(line for line in lines if line.startswith("session end"))
+    assert end.endswith(f" reason=crash status={EXIT_CRASH}")
+    crash = next(line for line in lines if line.startswith("session crash"))
+    assert f"incident {found[1]}" in crash and "Traceback" in crash
+    # nothing was written in the data dir for it: the report went to the log
+    assert not (reaped.config.data_dir / "crashes").exists()

@@ -26,22 +26,29 @@ async def settle(pilot: Pilot) -> None:
 
     Widgets start workers when they mount, and show answers a message after the worker
     ends, and answers change the page's height; so wait until three looks in a row find no
-    worker running, no widget loading and the page body's size unchanged.
+    worker running, no widget waiting for an answer and the page body's size unchanged.
     """
     quiet, layout = 0, None
     while quiet < 3:
         await pilot.pause()
         busy = [worker for worker in pilot.app.workers if not worker.is_finished]
-        loading = [w for w in pilot.app.screen.query("*") if getattr(w, "loading", False)]
+        pending = [w for w in pilot.app.screen.query("*") if getattr(w, "pending", False)]
         if busy:
             await pilot.app.workers.wait_for_complete(busy)
         seen = [(w.region, w.virtual_size) for w in pilot.app.screen.query("#body")]
-        if busy or loading or seen != layout:
+        if busy or pending or seen != layout:
             quiet, layout = 0, seen
             await pilot.pause(0.02)
         else:
             quiet += 1
     await pilot.pause()
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (a save, a timer, a palette's search):
+    awaited, not slept for, so a slow machine waits longer instead of failing."""
+    while not condition():
+        await pilot.pause(0.01)
 
 
 def shipped_lesson() -> Lesson:

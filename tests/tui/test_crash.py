@@ -23,8 +23,8 @@ from textual.widgets import TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, settle
 from tests.tui.test_quiz_summary import summary_page
+from tutor.progress.sqlite import DB_FILENAME
 from tutor.tui.app import TutorApp
-from tutor.tui.store import DB_FILENAME
 from tutor.tui.widgets.summary import SummaryEditor
 
 COLUMNS, ROWS = 100, 40

@@ -12,9 +12,9 @@ from textual.widgets import Static
 
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
+from tutor.progress.store import open_in_background
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
-from tutor.tui.store import open_in_background
 
 BROKEN = Path(__file__).parent / "fixtures" / "broken"
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.widgets import OptionList
 
-from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tests.tui.conftest import LESSON, settle, shipped_lesson, until
 from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.help import HelpScreen
 from tutor.tui.screens.home import HomeScreen
@@ -104,7 +104,12 @@ async def test_command_palette_jumps_to_any_page(make_app: Callable[..., TutorAp
         await pilot.press("ctrl+p")
         await settle(pilot)
         await pilot.press(*f"{last.number}. {last.title}")
-        await pilot.pause(0.5)
+
+        def found() -> bool:  # the palette searches in a task of its own
+            hits = app.screen.query(OptionList)
+            return bool(hits) and hits.first().option_count > 0
+
+        await until(pilot, found)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, PageScreen)

@@ -8,9 +8,7 @@ at the pictures, never in CI.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,14 +25,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def fixed_data_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The home screen prints where progress lives, so its path must not vary per run."""
+def plain_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
         monkeypatch.delenv(name, raising=False)
-    path = Path(tempfile.gettempdir()) / "tutor-snapshot-data"
-    shutil.rmtree(path, ignore_errors=True)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def fixed_data_dir(plain_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The home screen prints where progress lives: a path relative to the test's own
+    folder reads the same on every machine, whatever its TMPDIR, and no two runs share it."""
+    monkeypatch.chdir(tmp_path)
+    return Path("progress")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -59,10 +60,13 @@ def test_help(snap_compare: Callable[..., bool], fixed_data_dir: Path) -> None:
 
 
 def test_error_screen(
-    snap_compare: Callable[..., bool], fixed_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    snap_compare: Callable[..., bool],
+    plain_env: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(REPO)  # problems print relative paths, the same on every machine
-    app = app_for(fixed_data_dir, content_root=BROKEN.relative_to(REPO))
+    app = app_for(tmp_path / "progress", content_root=BROKEN.relative_to(REPO))
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
 
 

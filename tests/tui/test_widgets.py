@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -121,14 +122,13 @@ async def test_neighbours_pick_type_and_show_ties(make_app: Callable[..., TutorA
         await settle(pilot)
         assert panel.token == "小王"
         reading = panel.plain_text()
-        if "onehot" in panel.config.schemes:
-            onehot = next(a for a in panel.answers if a.scheme == "onehot")
-            assert all(n.rank == 1 for n in onehot.result.neighbours)
-            assert f"全部 {onehot.result.tie_count:,} 个其他 token 并列第 1" in reading
-        if "id" in panel.config.schemes:
-            id_answer = next(a for a in panel.answers if a.scheme == "id")
-            assert id_answer.result.neighbours[0].score == 1.0
-            assert "=1" in "".join(panel._column(id_answer))
+        assert {"id", "onehot"} <= set(panel.config.schemes)  # the page's two naive schemes
+        onehot = next(a for a in panel.answers if a.scheme == "onehot")
+        assert all(n.rank == 1 for n in onehot.result.neighbours)
+        assert f"全部 {onehot.result.tie_count:,} 个其他 token 并列第 1" in reading
+        id_answer = next(a for a in panel.answers if a.scheme == "id")
+        assert id_answer.result.neighbours[0].score == 1.0
+        assert "=1" in "".join(panel._column(id_answer))
 
 
 async def test_neighbours_name_the_pieces_of_a_token_that_splits(
@@ -138,10 +138,10 @@ async def test_neighbours_name_the_pieces_of_a_token_that_splits(
     async with app.run_test() as pilot:
         await settle(pilot)
         panel = app.screen.query_one(NeighboursPanel)
-        panel.ask("小明把苹果给了小王")
+        panel.ask_about("小明把苹果给了小王")
         await settle(pilot)
         assert all(answer.result is None for answer in panel.answers)
-        assert "splits into" in panel.answers[0].error
+        assert "不是一个 token" in panel.answers[0].error and "切成" in panel.answers[0].error
 
 
 async def test_lookup_product_equals_the_row_and_scale_toggles(
@@ -265,6 +265,28 @@ async def test_pipeline_path_rows_analogy_and_facts(make_app: Callable[..., Tuto
         assert demo.found == analogy(model, config.a, config.b, config.c, "before", config.k)
 
 
+async def test_the_rows_verdict_follows_the_sentences_on_screen(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """A sentence without the token must not leave "in every sentence" standing."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        rows = app.screen.query(RowsDemo).first()
+        token = rows.config.token
+        row = get_scheme("project").single_id(token)
+        own = rows.query_one("#own", Input)
+        await focus(pilot, own)
+        await pilot.press(*"我喜欢香蕉", "enter")
+        await settle(pilot)
+        assert rows.sentences[-1] == "我喜欢香蕉"
+        reading = rows.plain_text()
+        assert "我喜欢香蕉" in reading and "在每句里都取" not in reading
+        count = len(rows.sentences) - 1
+        assert f"「{token}」在含它的 {count} 句里都取第 {row} 行" in reading
+        assert f"「我喜欢香蕉」里没有「{token}」" in reading
+
+
 async def test_the_token_field_scrolls_to_its_cursor_past_its_width(
     make_app: Callable[..., TutorApp],
 ) -> None:
@@ -323,17 +345,48 @@ async def test_long_text_within_the_budget_is_answered_with_its_echo(
         texts = [("猫和狗在公园里玩。" * 300)[offset : offset + 2_000] for offset in range(3)]
         monkeypatch.setattr(token_strip, "INLINE_BUDGET_S", 60.0)
         text_input.value = texts[0]  # the first long run, in a worker, measures the cost
-        assert strip.loading
+        assert strip.pending
         await settle(pilot)
         text_input.value = texts[1]
         assert strip.result is not None and strip.result.text == texts[1]  # no await
-        assert not strip.loading
+        assert not strip.pending
 
         monkeypatch.setattr(token_strip, "INLINE_BUDGET_S", 0.0)
         text_input.value = texts[2]
-        assert strip.loading
+        assert strip.pending
         await settle(pilot)
         assert strip.result is not None and strip.result.text == texts[2]
+
+
+async def test_a_widget_that_computes_can_still_take_focus_and_keys(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual leaves a widget whose `loading` is true out of focus and keys: the heatmap
+    computing its first stage must still take the focus and its keys."""
+    from tutor.core import similarity as core_similarity
+
+    release = threading.Event()
+    real = core_similarity.similarity
+
+    def held(*args, **kwargs):  # the real computation, once the test has looked
+        release.wait()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core_similarity, "similarity", held)
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test() as pilot:
+        heatmap = app.screen.query_one(Heatmap)
+        heatmap.focus()
+        await pilot.pause()
+        try:
+            assert heatmap.matrix is None  # still computing
+            assert heatmap.focusable and app.focused is heatmap
+            await pilot.press("down")
+            assert heatmap.cursor == (1, 1)
+        finally:
+            release.set()
+        await settle(pilot)
+        assert heatmap.matrix is not None
 
 
 async def test_a_quick_neighbour_answer_is_not_announced_as_working(
@@ -351,10 +404,10 @@ async def test_a_quick_neighbour_answer_is_not_announced_as_working(
             "update",
             lambda content, **k: shown.append(str(content)) or update(content, **k),
         )
-        panel.ask("狗")
+        panel.ask_about("狗")
         await settle(pilot)
         await pilot.pause(WORKING_AFTER_S + 0.1)
-        assert panel.token == "狗" and not panel.loading
+        assert panel.token == "狗" and not panel.pending
         assert shown and all("狗" in text for text in shown)
 
 

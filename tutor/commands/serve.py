@@ -34,6 +34,7 @@ def _connect_host(host: str) -> str:
 
 
 def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) -> str:
+    from tutor.progress.store import redact
     from tutor.serve.limits import count
 
     host = _connect_host(config.host)
@@ -53,12 +54,14 @@ def _banner(config: ServeConfig, port: int, fingerprint: str, key_count: int) ->
             f"learners connect with: ssh -p {port} {host}",
             f"who may connect: {who}",
             f"data: {config.data_dir}",
+            *([f"progress database: {redact(config.database)}"] if config.database else []),
             "stop with Ctrl-C",
         ]
     )
 
 
 async def _serve(config: ServeConfig) -> int:
+    from tutor.progress.store import StoreError
     from tutor.serve.server import TutorServer
 
     server = TutorServer(config)
@@ -69,6 +72,9 @@ async def _serve(config: ServeConfig) -> int:
             f"tutor serve: cannot listen on {config.host} port {config.port}: {exc}",
             file=sys.stderr,
         )
+        return 1
+    except StoreError as exc:
+        print(f"tutor serve: {exc}", file=sys.stderr)
         return 1
     # Before the banner: whoever reads it (an admin, systemd, a script) may stop the
     # server at once, and that stop must end the sessions cleanly too.
@@ -84,9 +90,14 @@ async def _serve(config: ServeConfig) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tutor.progress.store import (
+        StoreError,
+        check_database_url,
+        default_data_dir,
+        default_database,
+    )
     from tutor.serve.hostkey import HostKeyError
     from tutor.serve.server import ServeConfig
-    from tutor.tui.store import default_data_dir
 
     if args.open and args.authorized_keys is not None:
         print(
@@ -105,11 +116,27 @@ def run(args: argparse.Namespace) -> int:
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         print(f"tutor serve: {args.authorized_keys}: no such file", file=sys.stderr)
         return 2
-    for name in ("max_sessions", "max_sessions_per_key", "burst"):
+    caps = (
+        "max_sessions",
+        "max_sessions_per_key",
+        "max_sessions_per_connection",
+        "max_sessions_per_address",
+        "max_connections",
+        "max_connections_per_address",
+        "burst",
+    )
+    for name in caps:
         if getattr(args, name) < 1:
             print(f"tutor serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
-    for name in ("idle_timeout", "max_session_length", "login_timeout", "rate"):
+    timeouts = (
+        "idle_timeout",
+        "max_session_length",
+        "login_timeout",
+        "session_open_timeout",
+        "rate",
+    )
+    for name in timeouts:
         if getattr(args, name) <= 0:
             print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
             return 2
@@ -120,6 +147,13 @@ def run(args: argparse.Namespace) -> int:
     if args.live_training:  # the sessions inherit these (tutor/core/live.py reads them)
         os.environ["TUTOR_LIVE_TRAINING"] = str(args.live_training)
         os.environ["TUTOR_LIVE_SLOTS"] = str(data_dir / "live-training")
+    database = args.database or default_database()
+    if database is not None:
+        try:
+            check_database_url(database)
+        except StoreError as exc:
+            print(f"tutor serve: --database: {exc}", file=sys.stderr)
+            return 2
     config = ServeConfig(
         data_dir=data_dir,
         host=args.host,
@@ -128,12 +162,18 @@ def run(args: argparse.Namespace) -> int:
         open=args.open,
         max_sessions=args.max_sessions,
         max_sessions_per_key=args.max_sessions_per_key,
+        max_sessions_per_connection=args.max_sessions_per_connection,
+        max_sessions_per_address=args.max_sessions_per_address,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+        session_open_timeout=args.session_open_timeout,
         idle_timeout=args.idle_timeout,
         max_session_length=args.max_session_length,
         login_timeout=args.login_timeout,
         rate=args.rate,
         burst=args.burst,
         app_args=_app_args(args),
+        database=database,
     )
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from tutor.core.names import PROJECT, TOKEN_SCHEMES
 from tutor.core.paths import default_model_dir, tokenizers_dir
 
-SCHEMES = ("codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
-PROJECT = "project"
+SCHEMES = TOKEN_SCHEMES
 MAX_TEXT_CHARS = 100_000
 CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has an id
 
@@ -41,8 +41,24 @@ class Token:
     end: int
 
 
+QUOTE_CHARS = 40  # an error message quotes at most this many characters of the input
+
+
+def quoted(text: str) -> str:
+    """`text` as an error message quotes it: a 5,000-character paste is not echoed whole."""
+    if len(text) <= QUOTE_CHARS:
+        return repr(text)
+    return f"{text[:QUOTE_CHARS]!r}… ({len(text):,} characters)"
+
+
 class TokenizeError(ValueError):
-    """A tokenization request that cannot be answered; the message is shown to humans."""
+    """A tokenization request that cannot be answered. The message (English) is for the
+    command line; `code` and `values` let an interface say the same in its language."""
+
+    def __init__(self, message: str, code: str = "", **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 def _check_text(text: str) -> None:
@@ -50,13 +66,19 @@ def _check_text(text: str) -> None:
     makes of invalid UTF-8 on a command line), which are not Unicode text at all."""
     if len(text) > MAX_TEXT_CHARS:
         raise TokenizeError(
-            f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}"
+            f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}",
+            "too_long",
+            chars=len(text),
+            limit=MAX_TEXT_CHARS,
         )
     bad = _SURROGATE.search(text)
     if bad:
         raise TokenizeError(
             f"text is not valid Unicode: lone surrogate U+{ord(bad[0]):04X} at character "
-            f"{bad.start()} (was the input valid UTF-8?)"
+            f"{bad.start()} (was the input valid UTF-8?)",
+            "not_unicode",
+            codepoint=f"U+{ord(bad[0]):04X}",
+            at=bad.start(),
         )
 
 
@@ -98,7 +120,7 @@ class Scheme(ABC):
         lesson, so the error names the pieces instead of silently using the first one.
         """
         if not piece:
-            raise TokenizeError("an empty string is not a token")
+            raise TokenizeError("an empty string is not a token", "empty_token")
         found = self.piece_to_id(piece)
         if found is not None:
             return found
@@ -107,11 +129,21 @@ class Scheme(ABC):
             return tokens[0].id
         if len(tokens) == 1:
             raise TokenizeError(
-                f"{piece!r} is not in the vocabulary of {self.name}: it becomes {tokens[0].piece!r}"
+                f"{quoted(piece)} is not in the vocabulary of {self.name}: "
+                f"it becomes {tokens[0].piece!r}",
+                "not_in_vocabulary",
+                piece=piece,
+                scheme=self.name,
+                becomes=tokens[0].piece,
             )
+        pieces = [t.piece for t in tokens]
         raise TokenizeError(
-            f"{piece!r} is not one token in {self.name}: it splits into "
-            f"{_quote_pieces([t.piece for t in tokens])}"
+            f"{quoted(piece)} is not one token in {self.name}: it splits into "
+            f"{_quote_pieces(pieces)}",
+            "splits",
+            piece=piece,
+            scheme=self.name,
+            pieces=pieces,
         )
 
 

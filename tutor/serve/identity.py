@@ -56,6 +56,25 @@ def parse_authorized_keys(text: str, source: str) -> tuple[set[str], list[str]]:
     return found, problems
 
 
+def key_comments(text: str) -> dict[str, str]:
+    """Fingerprint -> the comment after the key (`ssh-ed25519 AAAA... Ada Lovelace`): the
+    names a teacher gave learners' keys, which `tutor report` shows. Bad lines are skipped
+    here; the server reports them."""
+    names: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        match = _KEY_IN_LINE.search(line)
+        comment = line[match.end() :].strip() if match else ""
+        if match is None or not comment or line.startswith("#"):
+            continue
+        try:
+            key = asyncssh.import_public_key(match.group(1))
+        except (asyncssh.KeyImportError, ValueError):
+            continue
+        names[key.get_fingerprint("sha256")] = comment
+    return names
+
+
 class KeyPolicy:
     """Decides which keys get in; an authorized_keys file is re-read when it changes.
 

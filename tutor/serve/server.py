@@ -4,18 +4,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import select
 import shutil
+import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
+from tutor.progress.sessions import ServedSessions
+from tutor.progress.store import StoreError
+from tutor.serve.child import ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
-from tutor.serve.limits import RateLimiter, SessionCaps
-from tutor.serve.session import ChildTerminal, TutorSession, format_duration
+from tutor.serve.limits import (
+    ACCEPT_BATCH,
+    ConnectionCaps,
+    RateLimiter,
+    Refusal,
+    SessionCaps,
+    fit_to_fd_limit,
+    needed_fds,
+)
+from tutor.serve.session import TutorSession, format_duration
 
 _STOP_GRACE_SECONDS = 5.0
+CHANNEL_WINDOW = 256 * 1024
+# a refused client still reads why, but holds its socket no longer than this
+_REFUSED_LOGIN_SECONDS = 10.0
+# repeated log lines (refusals in a flood, EMFILE) are written at most this often
+LOG_INTERVAL_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +47,12 @@ class ServeConfig:
     open: bool = False
     max_sessions: int = 50
     max_sessions_per_key: int = 3
+    max_sessions_per_connection: int = 3
+    max_sessions_per_address: int = 10
+    max_connections: int = 200
+    max_connections_per_address: int = 20
+    # a logged-in connection must start a tutor session within this time
+    session_open_timeout: float = 20.0
     idle_timeout: float = 1800.0
     max_session_length: float = 4 * 3600.0
     login_timeout: float = 60.0
@@ -34,16 +60,46 @@ class ServeConfig:
     burst: int = 10
     # global options every child gets (--lang, --model, --content), as the admin gave them
     app_args: tuple[str, ...] = ()
+    # a postgresql:// URL: progress in that database (shared by every server on it), not
+    # in the data dir, which then keeps only the host key
+    database: str | None = None
+
+
+class ThrottledLog:
+    """Log lines that a flood would repeat thousands of times: the first one of a kind,
+    then at most one per interval saying how many were left out."""
+
+    def __init__(self, log: logging.Logger, interval: float = LOG_INTERVAL_SECONDS) -> None:
+        self._log = log
+        self._interval = interval
+        self._last: dict[str, float] = {}
+        self._skipped: dict[str, int] = {}
+
+    def info(self, kind: str, message: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self._last.get(kind, -self._interval) < self._interval:
+            self._skipped[kind] = self._skipped.get(kind, 0) + 1
+            return
+        self._last[kind] = now
+        skipped = self._skipped.pop(kind, 0)
+        if skipped:
+            message += f" (and {skipped} more like it in the last %.0fs)"
+            args = (*args, self._interval)
+        self._log.info(message, *args)
 
 
 class _Connection(asyncssh.SSHServer):
-    """One client connection: rate limit, login timer, and who authenticated."""
+    """One client connection: caps, rate limit, login and session-open timers, and who
+    authenticated."""
 
     def __init__(self, server: TutorServer) -> None:
         self._server = server
         self._conn: asyncssh.SSHServerConnection | None = None
         self._ip = "?"
+        self._counted = False
+        self._lost = False
         self._login_timer: asyncio.TimerHandle | None = None
+        self._session_timer: asyncio.TimerHandle | None = None
         # the last identity a successful auth step named; auth_completed follows the
         # final (signed) step with no other packet in between, so this is who logged in
         self._candidate: Identity | None = None
@@ -53,31 +109,107 @@ class _Connection(asyncssh.SSHServer):
         # never reads a disconnect sent earlier (OpenSSH reports a broken pipe)
         self._refusal: str | None = None
 
+    @property
+    def silent(self) -> bool:
+        """Not a word from the client yet, not even its SSH version, nor a byte waiting
+        to be read: the first to go. (A learner's client speaks at once.)"""
+        if self._conn is None or self._conn.get_extra_info("client_version"):
+            return False
+        sock = self._conn.get_extra_info("socket")
+        if sock is None:
+            return False
+        waiting = select.poll()
+        waiting.register(sock.fileno(), select.POLLIN)
+        return not waiting.poll(0)
+
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         self._ip = str(conn.get_extra_info("peername", ("?", 0))[0])
         self._server.connections.add(self)
+        loop = asyncio.get_running_loop()
+        refusal = self._server.admit(self, self._ip)
+        if refusal is not None:
+            self._server.throttled.info(
+                refusal.reason, "connection refused ip=%s reason=%s", self._ip, refusal.reason
+            )
+            # after asyncssh has sent its version, so the client can read the reason
+            loop.call_soon(conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal.message)
+            return
+        self._counted = True
+        login_timeout = self._server.config.login_timeout
         wait = self._server.rate.take(self._ip)
         if wait > 0:
-            self._server.log.info("connection refused ip=%s reason=rate-limit", self._ip)
+            self._server.throttled.info(
+                "rate-limit", "connection refused ip=%s reason=rate-limit", self._ip
+            )
             self._refusal = (
                 f"Too many connections from {self._ip}; wait {format_duration(wait)} and try again."
             )
-        loop = asyncio.get_running_loop()
-        self._login_timer = loop.call_later(self._server.config.login_timeout, self._login_expired)
+            login_timeout = min(login_timeout, _REFUSED_LOGIN_SECONDS)
+        self._login_timer = loop.call_later(login_timeout, self._login_expired, login_timeout)
 
-    def _login_expired(self) -> None:
-        assert self._conn is not None
-        self._server.log.info("connection refused ip=%s reason=login-timeout", self._ip)
-        self._conn.disconnect(
+    def evict(self) -> None:
+        """Closed to make room for a new connection (the caps released it already): this
+        one never said a word."""
+        self._counted = False
+        self._server.throttled.info("evicted", "connection closed ip=%s reason=silent", self._ip)
+        self._end(
+            asyncssh.DISC_TOO_MANY_CONNECTIONS,
+            "The tutor server is busy and closed this silent connection; connect again.",
+        )
+
+    def _end(self, code: int, message: str) -> None:
+        for timer in (self._login_timer, self._session_timer):
+            if timer is not None:
+                timer.cancel()
+        if self._conn is not None:
+            self._conn.disconnect(code, message)
+
+    def _login_expired(self, timeout: float) -> None:
+        self._server.throttled.info(
+            "login-timeout", "connection refused ip=%s reason=login-timeout", self._ip
+        )
+        self._end(
             asyncssh.DISC_BY_APPLICATION,
-            f"Login took longer than {format_duration(self._server.config.login_timeout)}; "
+            f"Login took longer than {format_duration(timeout)}; connect again.",
+        )
+
+    def _no_session(self) -> None:
+        timeout = self._server.config.session_open_timeout
+        self._server.throttled.info(
+            "no-session", "connection closed ip=%s reason=no-session", self._ip
+        )
+        self._end(
+            asyncssh.DISC_BY_APPLICATION,
+            f"No tutor session was started within {format_duration(timeout)} of logging in; "
             "connect again.",
         )
 
+    def session_began(self) -> None:
+        if self._session_timer is not None:
+            self._session_timer.cancel()
+            self._session_timer = None
+
+    def session_ended(self) -> None:
+        """A connection left without a session gets the session-open time again."""
+        if self._lost or self._session_timer is not None:
+            return
+        if self._server.caps.held_by(self) == 0:
+            self._start_session_timer()
+
+    def _start_session_timer(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._session_timer = loop.call_later(
+            self._server.config.session_open_timeout, self._no_session
+        )
+
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._login_timer is not None:
-            self._login_timer.cancel()
+        self._lost = True
+        for timer in (self._login_timer, self._session_timer):
+            if timer is not None:
+                timer.cancel()
+        if self._counted:
+            self._server.connection_caps.release(self)
         self._server.connections.discard(self)
 
     def close(self) -> None:
@@ -121,12 +253,13 @@ class _Connection(asyncssh.SSHServer):
             self._login_timer.cancel()
             self._login_timer = None
         self.identity = self._candidate
+        self._start_session_timer()
 
     def session_requested(self) -> TutorSession | bool:
         if self.identity is None or self._conn is None:
             return False
         client = str(self._conn.get_extra_info("client_version", "?"))
-        return TutorSession(self._server, self.identity, self._ip, client)
+        return TutorSession(self._server, self, self.identity, self._ip, client)
 
 
 class TutorServer:
@@ -137,7 +270,32 @@ class TutorServer:
         self.log = logging.getLogger("tutor.serve")
         self.policy = KeyPolicy(config.authorized_keys, config.open)
         self.rate = RateLimiter(config.rate, config.burst)
-        self.caps = SessionCaps(config.max_sessions, config.max_sessions_per_key)
+        self.throttled = ThrottledLog(self.log)
+        self.budget = fit_to_fd_limit(config.max_connections, config.max_sessions)
+        if (self.budget.max_connections, self.budget.max_sessions) != (
+            config.max_connections,
+            config.max_sessions,
+        ):
+            self.log.warning(
+                "the open-file limit (%d) fits only %d connections and %d sessions; "
+                "raise it to %d (systemd: LimitNOFILE=) for --max-connections %d and "
+                "--max-sessions %d",
+                self.budget.limit,
+                self.budget.max_connections,
+                self.budget.max_sessions,
+                needed_fds(config.max_connections, config.max_sessions),
+                config.max_connections,
+                config.max_sessions,
+            )
+        self.connection_caps = ConnectionCaps(
+            self.budget.max_connections, config.max_connections_per_address
+        )
+        self.caps = SessionCaps(
+            self.budget.max_sessions,
+            config.max_sessions_per_key,
+            config.max_sessions_per_connection,
+            config.max_sessions_per_address,
+        )
         self.host_key = load_or_create_host_key(config.data_dir)
         self.fingerprint = fingerprint(self.host_key)
         self.sessions: set[TutorSession] = set()
@@ -147,14 +305,78 @@ class TutorServer:
         self.children: dict[int, ChildTerminal] = {}
         self._listener: asyncssh.SSHAcceptor | None = None
         self.port = config.port
+        self.served: ServedSessions | None = None
+
+    def admit_session(self, session: TutorSession, connection: Hashable, ip: str) -> Refusal | None:
+        """A slot for a new session on this server and, on a shared database, under the
+        learner's cap across every server; or why not (the message is the learner's)."""
+        assert self.served is not None
+        identity = session.identity
+        refusal = self.caps.acquire(identity, connection, ip)
+        if refusal is not None:
+            return refusal
+        try:
+            session.claim = self.served.start(
+                identity.learner_id, guest=identity.guest, cap=self.config.max_sessions_per_key
+            )
+        except StoreError as exc:
+            self.caps.release(identity, connection, ip)
+            self.log.error("progress database: %s", exc)
+            return Refusal(
+                "database",
+                "The tutor cannot reach its progress database; please tell the teacher.",
+            )
+        if session.claim is None:
+            self.caps.release(identity, connection, ip)
+            return self.caps.key_limit(self.config.max_sessions_per_key, " on this tutor's servers")
+        return None
+
+    def leave_session(self, session: TutorSession, connection: Hashable, ip: str) -> None:
+        self.caps.release(session.identity, connection, ip)
+        if session.claim is not None and self.served is not None:
+            try:
+                self.served.end(session.claim)
+            except StoreError as exc:
+                self.log.error("progress database: %s", exc)
+            session.claim = None
+
+    def admit(self, connection: _Connection, ip: str) -> Refusal | None:
+        """Count a new connection in; when the server is full, a connection that has not
+        said a word makes room (a flood of silent connects cannot lock learners out, whose
+        clients speak at once)."""
+        refusal = self.connection_caps.admit(connection, ip)
+        if refusal is not None and refusal.reason == "server-busy":
+            silent = self.connection_caps.make_way(
+                lambda other: isinstance(other, _Connection) and other.silent
+            )
+            if isinstance(silent, _Connection):
+                silent.evict()
+                refusal = self.connection_caps.admit(connection, ip)
+        return refusal
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Out of file descriptors, asyncio stops accepting for a second and retries; say so
+        once per interval, without a traceback each time."""
+        if str(context.get("message", "")).startswith("socket.accept() out of system"):
+            self.throttled.info(
+                "accept-failed",
+                "cannot accept connections: %s (open-file limit %d); retrying every second",
+                context.get("exception"),
+                self.budget.limit,
+            )
+            return
+        loop.default_exception_handler(context)
 
     async def start(self) -> None:
         # a crash may have left guests' scratch data behind; guests never keep data
         shutil.rmtree(self.config.data_dir / "guests", ignore_errors=True)
+        self.served = ServedSessions(self.config.data_dir, database=self.config.database)
+        asyncio.get_running_loop().set_exception_handler(self._loop_exception)
         self._listener = await asyncssh.create_server(
             lambda: _Connection(self),
             self.config.host,
             self.config.port,
+            backlog=ACCEPT_BATCH,
             server_host_keys=[self.host_key],
             encoding=None,
             line_editor=False,
@@ -165,6 +387,8 @@ class TutorServer:
             kbdint_auth=self.config.open,
             gss_host=None,
             login_timeout=0,
+            # what one session's input may queue in the server while its tutor is busy
+            window=CHANNEL_WINDOW,
             keepalive_interval=30,
             keepalive_count_max=3,
         )
@@ -188,3 +412,5 @@ class TutorServer:
             await asyncio.wait(self.closing)
         if self._listener is not None:
             await self._listener.wait_closed()
+        if self.served is not None:
+            self.served.close()

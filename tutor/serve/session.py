@@ -1,33 +1,28 @@
-"""One SSH session = one child `tutor` process on its own pseudo-terminal.
+"""One SSH session = one child `tutor` process on its own pseudo-terminal (child.py).
 
-Textual's driver owns the process's terminal, so sessions cannot share a process: each
-learner gets a child whose controlling terminal is a fresh pty, and this module copies
-bytes between that pty and the SSH channel.
+This module copies bytes between that pty and the SSH channel, with flow control both
+ways, and ends the session once, whichever limit or event asks first.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import errno
-import os
 import re
 import shutil
-import signal
-import sys
 import tempfile
-import termios
 import time
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
 
+from tutor.crash import EXIT_CRASH
+from tutor.serve.child import ChildTerminal, child_argv, child_environment
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
-    from tutor.serve.server import TutorServer
+    from tutor.progress.sessions import Claim
+    from tutor.serve.server import TutorServer, _Connection
 
 # Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
 # 1006/1015/1016 encodings), focus events, bracketed paste, in-band resize, the kitty
@@ -41,13 +36,6 @@ RESET_SEQUENCE = (
     b"\x1b[?25h\x1b[?7h\x1b[0m"
 )
 
-MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
-DEFAULT_TERM = "xterm-256color"
-_SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-# Sent by the client (OpenSSH: -o SetEnv=NAME=value) and passed on because they only
-# change how the app draws.
-_CLIENT_COLOUR_VARS = {"COLORTERM": {"truecolor", "24bit"}, "NO_COLOR": None}
-_TERM_GRACE_SECONDS = 3.0
 _MAX_COLS, _MAX_ROWS = 1000, 500
 
 
@@ -58,41 +46,6 @@ def fit_size(cols: int, rows: int) -> tuple[int, int]:
     return min(cols, _MAX_COLS), min(rows, _MAX_ROWS)
 
 
-def child_environment(
-    term: str | None, client_env: Mapping[str, str], data_dir: Path, identity: Identity
-) -> dict[str, str]:
-    """The child's whole environment: nothing leaks in from the server's own.
-
-    TERM comes from the client (sanitised, since it is client-controlled). OpenSSH never
-    sends COLORTERM unless asked to, so a `*-direct` TERM also counts as truecolor.
-    """
-    term = term if term and _SAFE_TERM.fullmatch(term) else DEFAULT_TERM
-    package_parent = Path(__file__).resolve().parents[2]
-    env = {
-        "TERM": term,
-        "LANG": "C.UTF-8",
-        "PATH": MINIMAL_PATH,
-        "TUTOR_DATA_DIR": str(data_dir),
-        "TUTOR_LEARNER": identity.learner_id,
-        "TUTOR_REMOTE": "1",
-        # the child imports the very tutor package the server runs
-        "PYTHONPATH": str(package_parent),
-        # many learners share the cores: one numeric thread per session
-        "OMP_NUM_THREADS": "1",
-    }
-    for name, allowed in _CLIENT_COLOUR_VARS.items():
-        value = client_env.get(name)
-        if value is not None and (allowed is None or value in allowed):
-            env[name] = value
-    if "COLORTERM" not in env and term.endswith("-direct"):
-        env["COLORTERM"] = "truecolor"
-    if identity.guest:
-        env["TUTOR_GUEST"] = "1"
-    # the admin's `--live-training N` and its run counter (tutor/core/live.py)
-    env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
-    return env
-
-
 def loggable(text: str) -> str:
     """Client-chosen text made safe for a one-line, space-separated log record."""
     return re.sub(r"[^\x21-\x7e]", "_", text)[:100] or "-"
@@ -101,153 +54,6 @@ def loggable(text: str) -> str:
 def exit_status(code: int) -> int:
     """A shell-style exit status: 128 + signal number for a child killed by a signal."""
     return 128 - code if code < 0 else code
-
-
-class ChildTerminal:
-    """A child process whose controlling terminal is a new pty, and the pty's master end.
-
-    posix_spawn with setsid opens the pty slave as the new session leader, which makes it
-    the controlling terminal, so window-size changes on the master raise SIGWINCH in the
-    app. The child is reaped through a pidfd, without a SIGCHLD handler.
-    """
-
-    def __init__(
-        self,
-        argv: Sequence[str],
-        env: Mapping[str, str],
-        size: tuple[int, int],
-        on_output: Callable[[bytes], None],
-        on_exit: Callable[[int], None],
-    ) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._on_output = on_output
-        self._on_exit = on_exit
-        self._pending = bytearray()
-        self._reading = False
-        self.returncode: int | None = None
-        self.exited: asyncio.Future[int] = self._loop.create_future()
-        self.master, slave = os.openpty()
-        try:
-            termios.tcsetwinsize(self.master, (size[1], size[0]))
-            signals = {signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM}
-            self.pid = os.posix_spawn(
-                argv[0],
-                list(argv),
-                dict(env),
-                file_actions=[
-                    (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
-                    (os.POSIX_SPAWN_DUP2, 0, 1),
-                    (os.POSIX_SPAWN_DUP2, 0, 2),
-                ],
-                setsid=True,
-                setsigdef=signals,
-                setsigmask=set(),
-            )
-        except BaseException:
-            os.close(self.master)
-            raise
-        finally:
-            os.close(slave)
-        os.set_blocking(self.master, False)
-        try:
-            self._pidfd = os.pidfd_open(self.pid)
-        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
-            self._signal(signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            os.close(self.master)
-            raise
-        self._loop.add_reader(self._pidfd, self._reap)
-        self.resume_output()
-
-    @property
-    def running(self) -> bool:
-        return self.returncode is None
-
-    def resize(self, cols: int, rows: int) -> None:
-        if self.running:
-            termios.tcsetwinsize(self.master, (rows, cols))
-
-    def write(self, data: bytes) -> None:
-        """Queue the learner's input; a busy child never blocks the server."""
-        if not self.running:
-            return
-        self._pending += data
-        self._flush()
-
-    def _flush(self) -> None:
-        try:
-            while self._pending:
-                written = os.write(self.master, self._pending)
-                del self._pending[:written]
-        except BlockingIOError:
-            self._loop.add_writer(self.master, self._flush)
-            return
-        except OSError:
-            self._pending.clear()
-        self._loop.remove_writer(self.master)
-
-    def pause_output(self) -> None:
-        if self._reading:
-            self._loop.remove_reader(self.master)
-            self._reading = False
-
-    def resume_output(self) -> None:
-        if not self._reading and self.running:
-            self._loop.add_reader(self.master, self._read)
-            self._reading = True
-
-    def _read(self) -> None:
-        try:
-            data = os.read(self.master, 65536)
-        except BlockingIOError:
-            return
-        except OSError as exc:
-            if exc.errno != errno.EIO:  # EIO: every slave fd is closed
-                raise
-            data = b""
-        if data:
-            self._on_output(data)
-        else:
-            self.pause_output()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                data = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self._on_output(data)
-
-    def _reap(self) -> None:
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
-        if pid == 0:
-            return
-        self._loop.remove_reader(self._pidfd)
-        os.close(self._pidfd)
-        self.pause_output()
-        self._loop.remove_writer(self.master)
-        self._drain()
-        os.close(self.master)
-        self.returncode = os.waitstatus_to_exitcode(status)
-        self.exited.set_result(self.returncode)
-        self._on_exit(self.returncode)
-
-    async def terminate(self) -> int:
-        """Hang up on the child as a closing terminal would, then kill it if it lingers."""
-        if self.running:
-            self._signal(signal.SIGHUP)
-            try:
-                await asyncio.wait_for(asyncio.shield(self.exited), _TERM_GRACE_SECONDS)
-            except TimeoutError:
-                self._signal(signal.SIGKILL)
-        return await self.exited
-
-    def _signal(self, signum: int) -> None:
-        # the child leads its own session and process group; anything it started goes too
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signum)
 
 
 def format_duration(seconds: float) -> str:
@@ -268,8 +74,16 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
     refused, so an SSH login can never run anything but the tutor.
     """
 
-    def __init__(self, server: TutorServer, identity: Identity, ip: str, client: str) -> None:
+    def __init__(
+        self,
+        server: TutorServer,
+        connection: _Connection,
+        identity: Identity,
+        ip: str,
+        client: str,
+    ) -> None:
         self._server = server
+        self._connection = connection
         self.identity = identity
         self.ip = ip
         self._client = client
@@ -284,6 +98,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._last_input = 0.0
         self._timers: list[asyncio.TimerHandle] = []
         self._ended = False
+        self.claim: Claim | None = None  # this session in the progress database's log
 
     # -- asyncssh callbacks --------------------------------------------------------------
 
@@ -317,7 +132,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             )
             self._refuse("no-pty")
             return
-        refusal = self._server.caps.acquire(self.identity)
+        refusal = self._server.admit_session(self, self._connection, self.ip)
         if refusal is not None:
             self._write_line(refusal.message)
             self._refuse(refusal.reason)
@@ -325,12 +140,13 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         try:
             self._spawn()
         except OSError as exc:
-            self._server.caps.release(self.identity)
+            self._release()
             self._server.log.error("session cannot start the tutor: %s", exc)
             self._write_line("The tutor could not start here; please tell the teacher.")
             self._refuse("spawn-failed")
             return
         self._server.sessions.add(self)
+        self._connection.session_began()
         self._started = self._last_input = time.monotonic()
         self._server.log.info(
             "session start learner=%s ip=%s term=%s size=%dx%d client=%s",
@@ -354,8 +170,13 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         self._last_input = time.monotonic()
-        if self._child is not None:
-            self._child.write(data)
+        if self._child is not None and not self._child.write(data) and self._chan is not None:
+            # the child is not keeping up: let the client's SSH window close until it does
+            self._chan.pause_reading()
+
+    def _input_drained(self) -> None:
+        if self._channel_open and self._chan is not None:
+            self._chan.resume_reading()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self._size = fit_size(width, height)
@@ -389,18 +210,14 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             guests.mkdir(mode=0o700, exist_ok=True)
             self._guest_dir = Path(tempfile.mkdtemp(prefix="guest-", dir=guests))
             data_dir = self._guest_dir
-        argv = [
-            sys.executable,
-            "-P",
-            "-m",
-            "tutor",
-            *config.app_args,
-            "--learner",
-            self.identity.learner_id,
-        ]
-        env = child_environment(self._term, self._chan.get_environment(), data_dir, self.identity)
+        argv = child_argv(config.app_args, self.identity.learner_id)
+        env = child_environment(
+            self._term, self._chan.get_environment(), data_dir, self.identity, config.database
+        )
         try:
-            self._child = ChildTerminal(argv, env, self._size, self._send, self._child_exited)
+            self._child = ChildTerminal(
+                argv, env, self._size, self._send, self._child_exited, self._input_drained
+            )
         except OSError:
             self._remove_guest_dir()
             raise
@@ -413,7 +230,10 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
     def _child_exited(self, code: int) -> None:
         assert self._child is not None
         self._server.children.pop(self._child.pid, None)
-        self.close("quit" if code == 0 else "app-exit")
+        if code == 0:
+            self.close("quit")
+        else:
+            self.close("crash" if code == EXIT_CRASH or self._child.crash_report else "app-exit")
 
     def _check_idle(self) -> None:
         idle = self._server.config.idle_timeout
@@ -452,10 +272,10 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         if self._child is not None:
             code = await self._child.terminate()
             self._server.children.pop(self._child.pid, None)
-            if reason in ("quit", "app-exit"):
+            if reason in ("quit", "app-exit", "crash"):
                 status = exit_status(code)
             self._remove_guest_dir()
-            self._server.caps.release(self.identity)
+            self._release()
             self._server.sessions.discard(self)
             self._server.log.info(
                 "session end learner=%s ip=%s size=%dx%d duration=%.1fs reason=%s status=%d",
@@ -466,6 +286,15 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
                 reason,
                 status,
             )
+            if self._child.crash_report:
+                # the traceback the learner was spared, indented under its session
+                report = self._child.crash_report.decode(errors="replace").rstrip()
+                self._server.log.error(
+                    "session crash learner=%s ip=%s\n%s",
+                    self.identity.learner_id,
+                    self.ip,
+                    "\n".join("    " + line for line in report.splitlines()),
+                )
         if self._channel_open and self._chan is not None:
             self._chan.write(RESET_SEQUENCE)
             if message is not None:
@@ -476,6 +305,10 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
                 )
                 self._write_line(f"{message} {kept}")
             self._chan.exit(status)
+
+    def _release(self) -> None:
+        self._server.leave_session(self, self._connection, self.ip)
+        self._connection.session_ended()
 
     def _remove_guest_dir(self) -> None:
         if self._guest_dir is not None:

@@ -10,27 +10,32 @@ from __future__ import annotations
 import gc
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 
-from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
 from tutor.lazy import load
+from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
+from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
-from tutor.tui.store import ProgressStore, StoreError, open_in_background
+from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from concurrent.futures import Future
 
-    from tutor.content.models import Lesson, RubricClaim
+    from tutor.content.models import Lesson
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -55,16 +60,6 @@ THEMES = ("textual-dark", "textual-light")
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 
 
-class LessonState(NamedTuple):
-    seen: int
-    total: int
-    locked_by: list[str]  # titles of prerequisite lessons not yet done
-
-    @property
-    def done(self) -> bool:
-        return self.total > 0 and self.seen >= self.total
-
-
 class TutorApp(App[None]):
     CSS_PATH = "tutor.tcss"
     COMMANDS = App.COMMANDS | {LessonPages}
@@ -87,6 +82,7 @@ class TutorApp(App[None]):
         guest: bool = False,
         start_lesson: str | None = None,
         start_page: int | None = None,
+        start_explore: bool = False,
         animate: bool = True,
         remote: bool = False,
         opening_store: Future[ProgressStore] | None = None,
@@ -99,14 +95,17 @@ class TutorApp(App[None]):
         self.learner = learner
         self.start_lesson = start_lesson
         self.start_page = start_page
+        self.start_explore = start_explore  # `tutor explore`: the model workbench first
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
         # `tutor` starts opening the store before it imports Textual; else it starts here
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
         self.content: LessonContent | None = None  # None: the progress store failed
+        self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
+        self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
 
     # start-up ----------------------------------------------------------------
 
@@ -115,6 +114,7 @@ class TutorApp(App[None]):
         first screen drawn is the one the learner needs (no empty default screen first)."""
         if not self.animate:
             self.animation_level = "none"
+        self._fit(self.size)
         self._first_screen = self._first()
 
     def _first(self) -> Screen:
@@ -122,15 +122,16 @@ class TutorApp(App[None]):
             store = self.opening_store.result()
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
-            self.ctx = TutorContext(self.lang, ProgressStore(self.learner, guest=True))
+            self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
             return self._error_screen(
                 [t("error.store", self.lang, error=exc)],
                 t("error.store_title", self.lang),
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
-        self.ctx = TutorContext(self.lang, store, self.model_dir)
+        store.on_write_error = self._write_failed
         self.content = LessonContent(self.content_root, default_cache_dir())
+        self.ctx = TutorContext(self.lang, store, self.model_dir, self.content, self.remote)
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen
@@ -143,6 +144,23 @@ class TutorApp(App[None]):
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
+        if self.start_explore and not self._broken:
+            from tutor.tui.screens.explore import ExploreScreen
+
+            self.push_screen(ExploreScreen())
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size)
+
+    def _fit(self, size: Size) -> None:
+        """Below MIN_SIZE every screen shows only its key line, which says so (tutor.tcss);
+        the pages come back as the window grows."""
+        small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
+        if small != self.has_class("-too-small"):
+            self.set_class(small, "-too-small")
+            if self.is_running:
+                for key_line in self.screen.query(KeyBar):
+                    key_line.show_keys()
 
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits
@@ -177,9 +195,9 @@ class TutorApp(App[None]):
     def _problem_screen(self, problems: list[Problem]) -> Screen:
         title = t("error.title", self.lang, count=len(problems))
         hint = t("error.hint", self.lang, path=self.content_root)
-        return self._error_screen([render_problem(problem) for problem in problems], title, hint)
+        return self._error_screen(list(problems), title, hint)
 
-    def _error_screen(self, reports: list[str], title: str, hint: str) -> Screen:
+    def _error_screen(self, reports: list[Problem | str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
         return ErrorScreen(reports, title, hint)
@@ -204,28 +222,6 @@ class TutorApp(App[None]):
         """The validated lesson; the first call builds every lesson (from the cache)."""
         return self.content.lesson(lesson_id) if self.content is not None else None
 
-    def lesson_titles(self) -> dict[str, str]:
-        return {lesson.id: lesson.title for lesson in self.lessons}
-
-    def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        numbers = {page.number for page in lesson.pages}
-        seen = len(self.ctx.store.visited_pages(lesson.id) & numbers)
-        locked_by = []
-        for prerequisite in lesson.prerequisites:
-            needed = self.index.lesson(prerequisite)
-            if needed is not None and not self.lesson_state(needed).done:
-                locked_by.append(needed.title)
-        return LessonState(seen, len(numbers), locked_by)
-
-    def rubric_claims(self, lesson: Lesson) -> dict[str, RubricClaim]:
-        """Every rubric claim of the lesson's summary forms, for text questions to cite."""
-        claims: dict[str, RubricClaim] = {}
-        for page in lesson.pages:
-            summary = getattr(page.front, "summary", None)
-            if summary is not None:
-                claims.update({claim.id: claim for claim in summary.rubric})
-        return claims
-
     # navigation --------------------------------------------------------------
 
     def open_lesson(self, lesson_id: str, page: int | None = None) -> None:
@@ -237,7 +233,7 @@ class TutorApp(App[None]):
                 t("lesson.missing", self.lang, lesson=lesson_id, known=known), severity="error"
             )
             return
-        state = self.lesson_state(lesson)
+        state = self.ctx.lesson_state(lesson)
         if page is None and state.locked_by:
             needs = "、".join(state.locked_by)
             self.notify(
@@ -249,22 +245,21 @@ class TutorApp(App[None]):
         self.open_page(lesson.id, number)
 
     def open_page(self, lesson_id: str, number: int) -> None:
-        entry = self.index.lesson(lesson_id)
-        if entry is None:
-            return self.open_lesson(lesson_id)
-        if entry.page(number) is None:
-            message = t(
-                "page.missing", self.lang, lesson=lesson_id, page=number, total=len(entry.pages)
-            )
-            self.notify(message, severity="error")
-            return None
-        lesson = self.lesson(lesson_id)
-        if self.index.errors:  # the cache did not rebuild, and the files broke since the start
-            self.show_problems(self.index.errors)
-            return None
-        page = next((p for p in lesson.pages if p.number == number), None) if lesson else None
-        if lesson is None or page is None:
-            return self.open_lesson(lesson_id)
+        if self.content is None:
+            return
+        found = self.content.page(lesson_id, number)
+        if found is None:
+            entry = self.index.lesson(lesson_id)
+            if self.index.errors:  # the files broke since the start, and no cache rebuilt
+                self.show_problems(self.index.errors)
+            elif entry is None:
+                self.open_lesson(lesson_id)  # says which lessons there are
+            else:
+                total = len(entry.pages)
+                message = t("page.missing", self.lang, lesson=lesson_id, page=number, total=total)
+                self.notify(message, severity="error")
+            return
+        lesson, page = found
         screen = screen_class(page.kind)(lesson, page)
         from tutor.tui.screens.page import PageScreen
 
@@ -274,7 +269,34 @@ class TutorApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
-        return None
+
+    def turn_page(self, lesson_id: str, number: int, step: int) -> None:
+        """`step` pages on from `number`, or from where turns not yet drawn lead.
+
+        Only where a run of quick turns ends is drawn: the page is built once the keys
+        already waiting are handled (30 quick presses of n build one page, not 30)."""
+        entry = self.index.lesson(lesson_id)
+        if entry is None:
+            return
+        if self._turning_to is not None and self._turning_to[0] == lesson_id:
+            number = self._turning_to[1]
+        numbers = [page.number for page in entry.pages]
+        position = numbers.index(number) + step if number in numbers else 0
+        if not 0 <= position < len(numbers):
+            edge = "page.last" if step > 0 else "page.first"
+            if self._turning_to is None:
+                self.notify(t(edge, self.lang))
+            position = min(max(position, 0), len(numbers) - 1)
+        if self._turning_to is None:
+            self.call_later(self._finish_turn)
+        self._turning_to = (lesson_id, numbers[position])
+
+    def _finish_turn(self) -> None:
+        if self._turning_to is not None:
+            (lesson_id, number), self._turning_to = self._turning_to, None
+            screen = self.screen
+            if getattr(screen, "page", None) is None or screen.name != f"{lesson_id}:{number}":
+                self.open_page(lesson_id, number)
 
     def resume(self) -> None:
         position = self.ctx.store.last_position()
@@ -283,7 +305,66 @@ class TutorApp(App[None]):
         elif self.lessons:
             self.open_lesson(self.lessons[0].id)
 
+    # what screens ask ---------------------------------------------------------
+
+    def on_open_lesson(self, message: OpenLesson) -> None:
+        self.open_lesson(message.lesson_id, message.page)
+
+    def on_open_page(self, message: OpenPage) -> None:
+        self.open_page(message.lesson_id, message.number)
+
+    def on_turn_page(self, message: TurnPage) -> None:
+        self.turn_page(message.lesson_id, message.number, message.step)
+
+    def on_resume(self, _message: Resume) -> None:
+        self.resume()
+
+    def _write_failed(self, error: Exception) -> None:
+        """A full disk, a broken progress file, an unreachable database or a per-learner
+        limit: the learner hears that the last change
+        was not saved and goes on; what was saved before stays saved."""
+        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
+
+    def _fatal_error(self) -> None:
+        """A bug ends the app without Textual's traceback, which would show a remote
+        learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
+        self.crashed = self.crashed or self._exception
+        self._close_messages_no_wait()
+
+    # the lesson and nothing outside it ---------------------------------------
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Never start a browser (over SSH it would start on the server): show the address
+        for the learner to open themselves."""
+        self.notify(t("link.outside", self.lang, url=url), timeout=10)
+
     # keys --------------------------------------------------------------------
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, asking in the learner's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            placeholder = t("palette.placeholder", self.lang)
+            self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette's own commands, in the learner's language. Textual's key panel is
+        not offered (it shows binding descriptions untranslated): "Keys" opens the help,
+        which lists this screen's keys in words. Nor is Textual's "Screenshot": it writes an
+        SVG into the account's Downloads folder, over SSH the server's disk, filled by anyone
+        pressing Enter; a local learner's terminal takes screenshots already."""
+        yield SystemCommand(
+            t("palette.theme", self.lang),
+            t("palette.theme_help", self.lang),
+            self.action_toggle_theme,
+        )
+        yield SystemCommand(
+            t("palette.keys", self.lang), t("palette.keys_help", self.lang), self.action_help
+        )
+        yield SystemCommand(
+            t("palette.quit", self.lang), t("palette.quit_help", self.lang), self.action_quit
+        )
 
     def action_toggle_theme(self) -> None:
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]

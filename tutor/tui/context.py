@@ -6,23 +6,24 @@ module depends only on this file and the core, never on the screens around it.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
+from tutor.content.prose import fill_fact_refs
+from tutor.progress.store import ProgressStore
 from tutor.tui.i18n import Lang, t
-from tutor.tui.store import ProgressStore
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
+    from tutor.content.cache import LessonContent
+    from tutor.content.index import ContentIndex, LessonEntry
     from tutor.core.facts import Fact
     from tutor.core.model import ProjectModel
-
-FACT_REF = re.compile(r"\{\{\s*fact:([A-Za-z0-9_.\-]+)\s*\}\}")
+    from tutor.tui.lessons import LessonState
 
 
 class ModelAccess:
@@ -55,10 +56,27 @@ class TutorContext:
     lang: Lang
     store: ProgressStore
     model_dir: Path | None = None
+    content: LessonContent | None = None  # None: the progress store failed, no lessons
+    remote: bool = False  # served over SSH: the progress file's path means nothing there
     models: ModelAccess = field(init=False)
 
     def __post_init__(self) -> None:
         self.models = ModelAccess(self.model_dir)
+
+    @property
+    def index(self) -> ContentIndex:
+        """The lesson index: what the lesson list, the palette and navigation need."""
+        from tutor.content.index import ContentIndex
+
+        return self.content.index if self.content is not None else ContentIndex()
+
+    def lesson_state(self, lesson: LessonEntry) -> LessonState:
+        from tutor.tui.lessons import lesson_state
+
+        return lesson_state(self.index, self.store, lesson)
+
+    def lesson_titles(self) -> dict[str, str]:
+        return {lesson.id: lesson.title for lesson in self.index.lessons}
 
     def t(self, key: str, **values: object) -> str:
         return t(key, self.lang, **values)
@@ -80,7 +98,7 @@ class TutorContext:
 
     def fill_facts(self, text: str) -> str:
         """Prose with every {{fact:key}} replaced by its value."""
-        return FACT_REF.sub(lambda match: self.fact_text(match.group(1)), text)
+        return fill_fact_refs(text, self.fact_text)
 
 
 class _HasContext(Protocol):
@@ -90,8 +108,3 @@ class _HasContext(Protocol):
 def tutor_context(node: DOMNode) -> TutorContext:
     """The running TutorApp's context, from any widget or screen."""
     return cast("_HasContext", node.app).ctx
-
-
-def fact_keys(text: str) -> list[str]:
-    """Fact keys in order of first appearance."""
-    return list(dict.fromkeys(FACT_REF.findall(text)))

@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tutor.tui.i18n import t
-
-if TYPE_CHECKING:
-    from tutor.tui.app import TutorApp
+from tutor.tui.context import tutor_context
+from tutor.tui.messages import OpenLesson, OpenPage
 
 
 class LessonPages(Provider):
     def _entries(self) -> list[tuple[str, str, int | None]]:
         """(text, lesson id, page number or None for the lesson itself)."""
-        app = cast("TutorApp", self.app)
+        ctx = tutor_context(self.app)
         entries: list[tuple[str, str, int | None]] = []
-        for lesson in app.lessons:
+        for lesson in ctx.index.lessons:
             entries.append((f"{lesson.title} ({lesson.id})", lesson.id, None))
             for page in lesson.pages:
-                kind = t(f"kind.{page.kind}", app.ctx.lang)
+                kind = ctx.t(f"kind.{page.kind}")
                 text = f"{lesson.title} · {page.number}. {page.title} · {kind}"
                 entries.append((text, lesson.id, page.number))
         return entries
 
     def _command(self, lesson_id: str, number: int | None):
-        app = cast("TutorApp", self.app)
         if number is None:
-            return lambda: app.open_lesson(lesson_id)
-        return lambda: app.open_page(lesson_id, number)
+            return lambda: self.app.post_message(OpenLesson(lesson_id))
+        return lambda: self.app.post_message(OpenPage(lesson_id, number))
 
     async def discover(self) -> Hits:
         for text, lesson_id, number in self._entries():

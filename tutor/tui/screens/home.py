@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tutor.tui.context import tutor_context
+from tutor.tui.messages import OpenLesson, Resume
+from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from tutor.content.index import LessonEntry
-    from tutor.tui.app import LessonState, TutorApp
+    from tutor.tui.lessons import LessonState
 
 
 class HomeScreen(Screen[None]):
@@ -34,17 +35,13 @@ class HomeScreen(Screen[None]):
         super().__init__()
         self.where_lines: list[str] = []
 
-    @property
-    def tutor_app(self) -> TutorApp:
-        return cast("TutorApp", self.app)
-
     def help_title(self) -> str:
         return tutor_context(self).t("home.heading")
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
-        with VerticalScroll(id="body"):
+        with Body(id="body"):
             yield Static(id="where")
             yield Static(Content.styled(ctx.t("home.heading"), "bold underline"))
             yield OptionList(id="lessons")
@@ -67,7 +64,7 @@ class HomeScreen(Screen[None]):
 
     def _option(self, lesson: LessonEntry) -> Option:
         ctx = tutor_context(self)
-        state = self.tutor_app.lesson_state(lesson)
+        state = tutor_context(self).lesson_state(lesson)
         mark = "🔒" if state.locked_by else ("✓" if state.done else "•")
         prompt = Content.assemble(
             (f"{mark} {lesson.title}", "bold"),
@@ -81,17 +78,17 @@ class HomeScreen(Screen[None]):
         options = self.query_one("#lessons", OptionList)
         highlighted = options.highlighted
         options.clear_options()
-        options.add_options([self._option(lesson) for lesson in self.tutor_app.lessons])
-        if self.tutor_app.lessons:
+        options.add_options([self._option(lesson) for lesson in tutor_context(self).index.lessons])
+        if tutor_context(self).index.lessons:
             options.highlighted = highlighted or 0
         store = ctx.store
         lines = [ctx.t("home.guest")] if store.guest else []
-        if self.tutor_app.remote and not store.guest:
+        if ctx.remote and not store.guest:
             lines.append(ctx.t("home.saved_remote", learner=store.learner))
         elif not store.guest:
-            lines.append(ctx.t("home.saved_at", path=store.path, learner=store.learner))
+            lines.append(ctx.t("home.saved_at", path=store.location, learner=store.learner))
         position = store.last_position()
-        lesson = self.tutor_app.index.lesson(position.lesson) if position else None
+        lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:
             lines.append(ctx.t("home.resume", lesson=lesson.title, page=position.page))
         else:
@@ -103,21 +100,21 @@ class HomeScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
-            self.tutor_app.open_lesson(event.option.id)
+            self.post_message(OpenLesson(event.option.id))
 
     def action_open(self) -> None:
         options = self.query_one("#lessons", OptionList)
         if options.highlighted is not None:
             option = options.get_option_at_index(options.highlighted)
             if option.id is not None:
-                self.tutor_app.open_lesson(option.id)
+                self.post_message(OpenLesson(option.id))
 
     def action_resume(self) -> None:
-        self.tutor_app.resume()
+        self.post_message(Resume())
 
     def plain_text(self) -> str:
         lines = list(self.where_lines)
-        for lesson in self.tutor_app.lessons:
-            state = self._state_text(self.tutor_app.lesson_state(lesson))
+        for lesson in tutor_context(self).index.lessons:
+            state = self._state_text(tutor_context(self).lesson_state(lesson))
             lines.append(f"{lesson.title} ({lesson.id}): {state}")
         return "\n".join(lines)

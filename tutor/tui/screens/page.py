@@ -8,24 +8,23 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.content.prose import fact_keys
 from tutor.lazy import load
-from tutor.tui.context import fact_keys, tutor_context
+from tutor.tui.context import tutor_context
+from tutor.tui.messages import TurnPage
+from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
-from tutor.tui.widgets.keybar import KeyBar
-
-if TYPE_CHECKING:
-    from tutor.tui.app import TutorApp
+from tutor.tui.widgets.keybar import KeyBar, typing_into
 
 # The widget for each ```tutor <widget>``` block, imported when a page first holds one.
 WIDGET_CLASSES: dict[str, str] = {
@@ -82,7 +81,7 @@ class PageScreen(Screen[None]):
         Binding("n,right", "next_page", "key.next"),
         Binding("p,left", "previous_page", "key.prev"),
         Binding("h", "home", "key.home"),
-        Binding("escape", "home", "key.home", show=False),
+        Binding("escape", "leave", "key.home", show=False),
         Binding("r", "read", "key.read", show=False),
     ]
 
@@ -90,10 +89,6 @@ class PageScreen(Screen[None]):
         super().__init__(name=f"{lesson.id}:{page.number}")
         self.lesson = lesson
         self.page = page
-
-    @property
-    def tutor_app(self) -> TutorApp:
-        return cast("TutorApp", self.app)
 
     @property
     def help_key(self) -> str:
@@ -115,16 +110,35 @@ class PageScreen(Screen[None]):
             ),
             id="page-header",
         )
-        with VerticalScroll(id="body"):
-            yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
+        with Body(id="body"):
+            if self.shows_title:
+                yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
+            if ctx.model_dir is not None and self.page.body_blocks:
+                yield Static(self._model_note(), classes="model-note")
             yield from self.compose_before_body()
             yield from self.compose_body()
             yield from self.compose_after_body()
         yield KeyBar()
 
+    def _model_note(self) -> Content:
+        """Under --model the prose still quotes the shipped model; say so where it shows."""
+        ctx = tutor_context(self)
+        note = ctx.t(
+            "page.model_note",
+            v=ctx.fact_text("model.vocab_size"),
+            d=ctx.fact_text("model.d"),
+            name=ctx.model_dir.name if ctx.model_dir else "",
+        )
+        return Content.styled(note, "italic $text-warning")
+
     @property
     def _position(self) -> int:
         return self.lesson.pages.index(self.page)
+
+    @property
+    def shows_title(self) -> bool:
+        """The page's title heads the body, unless what the page kind adds says it."""
+        return True
 
     def compose_before_body(self) -> ComposeResult:
         yield from ()
@@ -149,21 +163,21 @@ class PageScreen(Screen[None]):
         self.query_one("#body").focus()
 
     def action_next_page(self) -> None:
-        position = self._position
-        if position + 1 < len(self.lesson.pages):
-            self.tutor_app.open_page(self.lesson.id, self.lesson.pages[position + 1].number)
-        else:
-            self.notify(tutor_context(self).t("page.last"))
+        self.post_message(TurnPage(self.lesson.id, self.page.number, 1))
 
     def action_previous_page(self) -> None:
-        position = self._position
-        if position > 0:
-            self.tutor_app.open_page(self.lesson.id, self.lesson.pages[position - 1].number)
-        else:
-            self.notify(tutor_context(self).t("page.first"))
+        self.post_message(TurnPage(self.lesson.id, self.page.number, -1))
 
     def action_home(self) -> None:
         self.app.pop_screen()
+
+    def action_leave(self) -> None:
+        """esc leaves a text field for the page (typing keys there type); on the page
+        itself it goes back to the lesson list."""
+        if typing_into(self.focused):
+            self.query_one("#body").focus()
+        else:
+            self.action_home()
 
     def action_read(self) -> None:
         from tutor.tui.screens.reading import ReadingScreen

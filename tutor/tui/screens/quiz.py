@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
+from tutor.content.grade import rubric_for
 from tutor.content.models import QuizFront
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.quiz import QuizQuestion
@@ -16,8 +17,8 @@ class QuizScreen(PageScreen):
     def compose_after_body(self) -> ComposeResult:
         front = self.page.front
         assert isinstance(front, QuizFront)
-        claims = self.tutor_app.rubric_claims(self.lesson)
         for number, question in enumerate(front.questions, 1):
-            yield QuizQuestion(question, number, self.lesson.id, claims, id=f"q-{question.id}")
+            rubric = rubric_for(self.lesson, question.id) if question.type == "text" else None
+            yield QuizQuestion(question, number, self.lesson.id, rubric, id=f"q-{question.id}")
         if front.summary is not None:
             yield SummaryEditor(front.summary, self.lesson.id, id="summary")

@@ -6,16 +6,18 @@ the learner runs the arithmetic on our small model and sees how well (or badly) 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Button, Input, Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 
 if TYPE_CHECKING:
@@ -23,7 +25,25 @@ if TYPE_CHECKING:
     from tutor.core.similarity import Neighbour
 
 
-class AnalogyDemo(Vertical):
+@dataclass(frozen=True, slots=True)
+class Solved:
+    terms: tuple[str, str, str]
+    stage: str
+    found: list[Neighbour]
+    error: str = ""
+
+
+def solve(ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int) -> Solved:
+    """a − b + c's nearest rows in the stage's table, or why not (in a worker)."""
+    from tutor.core.similarity import analogy
+
+    try:
+        return Solved(terms, stage, analogy(ctx.models.get(), *terms, stage=stage, k=k))
+    except (ValueError, OSError) as exc:
+        return Solved(terms, stage, [], say(ctx, exc))
+
+
+class AnalogyDemo(Asking, Vertical):
     DEFAULT_CSS = """
     AnalogyDemo { height: auto; }
     AnalogyDemo Horizontal { height: auto; }
@@ -32,22 +52,6 @@ class AnalogyDemo(Vertical):
     AnalogyDemo Button { min-width: 8; }
     """
 
-    class Answered(Message):
-        def __init__(
-            self,
-            terms: tuple[str, str, str],
-            stage: str,
-            found: list[Neighbour],
-            error: str,
-            request: int,
-        ) -> None:
-            super().__init__()
-            self.terms = terms
-            self.stage = stage
-            self.found = found
-            self.error = error
-            self.request = request
-
     def __init__(self, config: AnalogyWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.config = config
@@ -55,8 +59,6 @@ class AnalogyDemo(Vertical):
         self.error = ""
         self.terms = (config.a, config.b, config.c)
         self.stage = "after"
-        self._request = 0
-        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -78,34 +80,17 @@ class AnalogyDemo(Vertical):
     @on(Button.Pressed, "#run")
     @on(ChoiceBar.Changed, "#stage")
     def compute(self) -> None:
+        if not still_shown(self):  # called after a refresh that came after the page left
+            return
         terms = tuple(self.query_one(f"#{name}", Input).value.strip() for name in "abc")
         stage = self.query_one("#stage", ChoiceBar).value
-        self._request += 1
-        self._solve((terms[0], terms[1], terms[2]), stage, self.config.k, self._request)
+        ctx, k = tutor_context(self), self.config.k
+        question = (terms[0], terms[1], terms[2])
+        self.ask(lambda: solve(ctx, question, stage, k), self._solved)
 
-    @property
-    def loading(self) -> bool:
-        return self._shown != self._request
-
-    @work(thread=True, exclusive=True, group="analogy")
-    def _solve(self, terms: tuple[str, str, str], stage: str, k: int, request: int) -> None:
-        from tutor.core.similarity import analogy
-
-        ctx = tutor_context(self)
-        try:
-            found = analogy(ctx.models.get(), *terms, stage=stage, k=k)
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Answered(terms, stage, [], str(exc), request))
-            return
-        self.post_message(self.Answered(terms, stage, found, "", request))
-
-    def on_analogy_demo_answered(self, message: Answered) -> None:
-        message.stop()
-        if message.request != self._request:
-            return
-        self._shown = message.request
-        self.terms, self.stage = message.terms, message.stage
-        self.found, self.error = message.found, message.error
+    def _solved(self, solved: Solved) -> None:
+        self.terms, self.stage = solved.terms, solved.stage
+        self.found, self.error = solved.found, solved.error
         self.query_one("#result", Static).update(self._view())
 
     def _lines(self) -> list[str]:

@@ -55,26 +55,30 @@ class FactStrip(Widget, can_focus=True):
     def __init__(self, keys: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.keys = list(keys)
+        # Kept, not queried: a redraw scheduled by a focus change can run while the page is
+        # taken down, its parts already gone; drawing on a removed Static is harmless.
+        self._chips = Static(id="chips")
+        self._detail = Static(id="detail")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="chips")
-        yield Static(id="detail")
+        yield self._chips
+        yield self._detail
 
     def on_mount(self) -> None:
-        self._refresh()
+        self.redraw()
 
     def action_move(self, step: int) -> None:
         self.selected = (self.selected + step) % len(self.keys)
 
     def watch_selected(self) -> None:
         if self.is_mounted:
-            self._refresh()
+            self.redraw()
 
     def on_focus(self) -> None:
-        self.call_after_refresh(self._refresh)
+        self.call_after_refresh(self.redraw)
 
     def on_blur(self) -> None:
-        self.call_after_refresh(self._refresh)
+        self.call_after_refresh(self.redraw)
 
     def _chip(self, index: int, key: str) -> Content:
         ctx = tutor_context(self)
@@ -100,15 +104,16 @@ class FactStrip(Widget, can_focus=True):
             source=fact.source,
         )
 
-    def _refresh(self) -> None:
+    def redraw(self) -> None:
+        """Chips and detail for the current focus and choice."""
         ctx = tutor_context(self)
         chips = [self._chip(index, key) for index, key in enumerate(self.keys)]
-        self.query_one("#chips", Static).update(Flow(chips))
+        self._chips.update(Flow(chips))
         key = self.keys[self.selected]
         fact = ctx.facts.get(key)
         about = ctx.t(f"evidence.about.{fact.evidence}") if fact else ""
         detail = Content(f"{self.detail_text(key)}\n{about}".strip())
-        self.query_one("#detail", Static).update(detail)
+        self._detail.update(detail)
 
     def plain_text(self) -> str:
         return "\n".join(self.detail_text(key) for key in self.keys)

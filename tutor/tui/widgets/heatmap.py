@@ -7,17 +7,17 @@ is spelled out below the grid, so a screen reader gets exact values too.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.flow import Flow
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,24 +54,43 @@ def legend_ranges() -> list[tuple[str, str, str]]:
 
 
 def number_cell(value: float) -> str:
-    """Cosine x 100 in two digits, so 20 columns still fit 80 columns.
-
-    1.0 (a token with itself) keeps its full-band glyph and negatives their "--"; the cursor
-    line and the plain-text reading give every exact value.
-    """
+    """Cosine x 100 in three cells, sign first ("-15", " 08"), so 20 columns still fit 80
+    columns; 1.0 (a token with itself) keeps its full-band glyph. The cursor line and the
+    plain-text reading give every exact value."""
     hundredths = round(value * 100)
     if hundredths >= 100:
-        return SCALE[0][1]
-    if hundredths < 0:
-        return SCALE[-1][1]
-    return f"{hundredths:>2}"
+        return f" {SCALE[0][1]}"
+    return f"{max(hundredths, -99):3d}"
+
+
+CHROME_ROWS = 3  # the page's header line and (at most) two key lines around the body
+MIN_GRID_ROWS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    stage: str
+    pieces: list[str]
+    matrix: np.ndarray | None
+    error: str = ""
+
+
+def compute(ctx: TutorContext, tokens: list[str], stage: str) -> Computed:
+    """Cosine of every pair of the tokens' rows in the stage's table (in a worker)."""
+    from tutor.core.similarity import similarity
+
+    try:
+        pieces, matrix = similarity(ctx.models.get(), tokens, stage)
+    except (ValueError, OSError) as exc:
+        return Computed(stage, [], None, ctx.t("model.error", error=exc))
+    return Computed(stage, pieces, matrix)
 
 
 def pad_cells(text: str, width: int) -> str:
     return text + " " * max(width - cell_len(text), 0)
 
 
-class Heatmap(Widget, can_focus=True):
+class Heatmap(Asking, can_focus=True):
     """Arrows move the cursor; s switches before/after; v switches shades/numbers."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,22 +103,12 @@ class Heatmap(Widget, can_focus=True):
     ]
 
     DEFAULT_CSS = """
-    Heatmap { height: auto; width: auto; max-width: 100%; text-wrap: nowrap; }
+    Heatmap { height: auto; width: 100%; text-wrap: nowrap; }
     """
 
     stage: reactive[str] = reactive("before")
     numbers: reactive[bool] = reactive(False)
     cursor: reactive[tuple[int, int]] = reactive((0, 1))
-
-    class Computed(Message):
-        def __init__(
-            self, stage: str, pieces: list[str], matrix: np.ndarray | None, error: str
-        ) -> None:
-            super().__init__()
-            self.stage = stage
-            self.pieces = pieces
-            self.matrix = matrix
-            self.error = error
 
     def __init__(self, config: HeatmapWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -108,6 +117,7 @@ class Heatmap(Widget, can_focus=True):
         self.matrices: dict[str, np.ndarray] = {}
         self.errors: dict[str, str] = {}  # per stage: a model may lack its initial table
         self._asked: set[str] = set()  # stages computed or being computed
+        self._top = 0  # the first grid row drawn
         self.set_reactive(Heatmap.stage, config.stage)
 
     def on_mount(self) -> None:
@@ -120,30 +130,18 @@ class Heatmap(Widget, can_focus=True):
     def _ask(self, stage: str) -> None:
         if stage not in self._asked:
             self._asked.add(stage)
-            self._compute(stage)
+            ctx, tokens = tutor_context(self), list(self.config.tokens)
+            self.ask(lambda: compute(ctx, tokens, stage), self._computed, topic=stage)
 
-    @work(thread=True, group="heatmap")
-    def _compute(self, stage: str) -> None:
-        from tutor.core.similarity import similarity
-
-        ctx = tutor_context(self)
-        try:
-            pieces, matrix = similarity(ctx.models.get(), self.config.tokens, stage)
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Computed(stage, [], None, ctx.t("model.error", error=exc)))
-            return
-        self.post_message(self.Computed(stage, pieces, matrix, ""))
-
-    def on_heatmap_computed(self, message: Computed) -> None:
-        message.stop()
-        if message.matrix is None:
-            self.errors[message.stage] = message.error
+    def _computed(self, computed: Computed) -> None:
+        if computed.matrix is None:
+            self.errors[computed.stage] = computed.error
         else:
-            self.pieces = message.pieces
-            self.matrices[message.stage] = message.matrix
+            self.pieces = computed.pieces
+            self.matrices[computed.stage] = computed.matrix
             # Nearly every learner's next key is s: have the other stage ready by then.
-            self._ask("after" if message.stage == "before" else "before")
-        if message.stage == self.stage:
+            self._ask("after" if computed.stage == "before" else "before")
+        if computed.stage == self.stage:
             self.refresh(layout=True)
 
     def action_move(self, rows: int, columns: int) -> None:
@@ -156,10 +154,6 @@ class Heatmap(Widget, can_focus=True):
 
     def action_toggle_numbers(self) -> None:
         self.numbers = not self.numbers
-
-    @property
-    def loading(self) -> bool:
-        return self.stage not in self.matrices and not self.error
 
     @property
     def error(self) -> str:
@@ -178,9 +172,23 @@ class Heatmap(Widget, can_focus=True):
 
     def _cell(self, value: float, selected: bool) -> tuple[str, str]:
         glyph, colour = band(value)
-        text = number_cell(value) if self.numbers else glyph
+        text = number_cell(value) if self.numbers else f" {glyph}"
         style = f"bold {colour}" + (" reverse" if selected else "")
-        return f"{text} ", style
+        return text, style
+
+    def _window(self, fixed_lines: int) -> range:
+        """The grid rows drawn: all that fit the terminal beside the widget's other lines,
+        always with the cursor's row among them (at 80x24 not all 20 fit)."""
+        size = len(self.pieces)
+        room = self.app.size.height - CHROME_ROWS - fixed_lines
+        shown = min(size, max(room, MIN_GRID_ROWS))
+        row = self.cursor[0]
+        if row < self._top:
+            self._top = row
+        elif row >= self._top + shown:
+            self._top = row - shown + 1
+        self._top = min(self._top, size - shown)
+        return range(self._top, self._top + shown)
 
     def render(self) -> Content:
         ctx = tutor_context(self)
@@ -190,31 +198,44 @@ class Heatmap(Widget, can_focus=True):
             return Content.assemble((title, "bold"), "\n", (self.error, "bold $text-error"))
         if self.matrix is None:
             return Content.assemble((title, "bold"), "\n", ctx.t("model.loading"))
+        width = max(self.content_size.width, 1)
+        legend = Flow(
+            [Content.styled(ctx.t("heat.legend") + ":", "bold")]
+            + [
+                Content.assemble((glyph, f"bold {colour}"), f" {text}")
+                for glyph, colour, text in legend_ranges()
+            ]
+        ).content(width)
+        notes = [Content.styled(ctx.t("heat.numbers"), "italic")] if self.numbers else []
+        hint = Flow(
+            Content.styled(ctx.t(f"heat.hint.{key}"), "dim") for key in ("move", "stage", "numbers")
+        ).content(width)
+        fixed = 3 + len(legend.split()) + len(notes) + len(hint.split())
+        rows = self._window(fixed)
+        size = len(self.pieces)
+        if len(rows) < size:
+            title += " · " + ctx.t("heat.rows", first=rows.start + 1, last=rows.stop, count=size)
+        row, column = self.cursor
         labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(self.pieces)]
         label_width = max(cell_len(label) for label in labels) + 1
-        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n"]
-        parts.append(" " * label_width)
-        parts += [f"{n + 1:>2} " for n in range(len(self.pieces))]
-        parts.append("\n")
-        for row, label in enumerate(labels):
-            parts.append(pad_cells(label, label_width))
-            for column in range(len(self.pieces)):
-                selected = self.has_focus and (row, column) == self.cursor
-                parts.append(self._cell(float(self.matrix[row, column]), selected))
-            parts.append("\n")
-        parts.append((ctx.t("heat.legend") + ": ", "bold"))
-        for glyph, colour, text in legend_ranges():
-            parts += [(glyph, f"bold {colour}"), f" {text}  "]
-        parts.append("\n")
-        if self.numbers:
-            parts.append((ctx.t("heat.numbers") + "\n", "italic"))
-        row, column = self.cursor
-        parts.append((self.cell_text(row, column), "bold"))
-        parts.append(("  " + ctx.t("heat.keys"), "dim"))
-        return Content.assemble(*parts)
+        lines: list[Content] = [
+            Content.styled(title, "bold"),
+            Content.styled(self.cell_text(row, column), "bold"),
+            Content(" " * label_width + "".join(f"{n + 1:3d}" for n in range(size))),
+        ]
+        for grid_row in rows:
+            cells = [
+                self._cell(
+                    float(self.matrix[grid_row, col]),
+                    self.has_focus and (grid_row, col) == self.cursor,
+                )
+                for col in range(size)
+            ]
+            lines.append(Content.assemble(pad_cells(labels[grid_row], label_width), *cells))
+        return Content("\n").join([*lines, legend, *notes, hint])
 
     def watch_cursor(self) -> None:
-        self.refresh()
+        self.refresh(layout=True)
 
     def watch_numbers(self) -> None:
         self.refresh(layout=True)

@@ -7,13 +7,41 @@ columns with the focused widget's keys included.
 
 from __future__ import annotations
 
+import sys
+
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui import i18n
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.flow import Flow
+
+MIN_SIZE = (40, 12)  # columns, rows: below this every screen shows only this line, asking
+
+
+# for a larger window (TutorApp adds the class -too-small; tutor.tcss hides the rest)
+def typing_into(widget: Widget | None) -> bool:
+    """A text field has the focus: there letters and arrows type and move the cursor.
+    (Looked up among loaded modules: the lesson list must not import the text widgets.)"""
+    return any(
+        module is not None and isinstance(widget, getattr(module, name))
+        for module, name in (
+            (sys.modules.get("textual.widgets._input"), "Input"),
+            (sys.modules.get("textual.widgets._text_area"), "TextArea"),
+        )
+    )
+
+
+def multiline(widget: Widget | None) -> bool:
+    """Enter starts a new line here rather than entering what was typed."""
+    module = sys.modules.get("textual.widgets._text_area")
+    return module is not None and isinstance(widget, module.TextArea)
+
+
+PALETTE = Binding("ctrl+p", "command_palette")  # the one app key that works in a field
 
 
 class KeyBar(Static):
@@ -37,8 +65,18 @@ class KeyBar(Static):
             self.call_after_refresh(self.show_keys)
 
     def grouped_keys(self) -> list[tuple[str, str]]:
-        """(keys, description) per action shown, focused widget's first, app's last."""
+        """(keys, description) per action shown, focused widget's first, app's last.
+
+        In a text field, letters and arrows type and move the cursor: only the keys that
+        still work there are shown."""
         ctx = tutor_context(self)
+        field = self.screen.focused
+        if typing_into(field):
+            keys = [("esc", "key.leave_field"), ("tab", "key.next_stop")]
+            if not multiline(field):
+                keys.append(("enter", "key.confirm"))
+            keys.append((self.app.get_key_display(PALETTE), "key.palette"))
+            return [(key, ctx.t(description)) for key, description in keys]
         groups: dict[str, list[str]] = {}
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             # Textual's own widgets describe keys in English: only ours are shown, translated.
@@ -52,6 +90,12 @@ class KeyBar(Static):
 
     def show_keys(self) -> None:
         if not self.is_attached:  # the screen was replaced before this refresh ran
+            return
+        if self.app.has_class("-too-small"):  # the only line shown: it asks for room
+            self._shown = None
+            cols, rows = MIN_SIZE
+            notice = tutor_context(self).t("app.too_small", cols=cols, rows=rows)
+            self.update(Content.styled(notice, "bold"))
             return
         keys = self.grouped_keys()
         if keys == self._shown:  # focus moved between widgets with the same keys: no frame

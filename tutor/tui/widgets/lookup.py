@@ -3,8 +3,9 @@
 The small table is real: the sentence's tokens (plus a few others) renumbered from 0, each
 row the first `small_dim` numbers of that token's row in the project model's trained
 table, and the product is a real matrix product computed by the core. The real-scale view
-swaps in Qwen3.8's T, V and d from the cited facts, where drawing the matrix is hopeless
-and only the shapes and their cost still speak.
+swaps in Qwen3.8's T, V and d from the cited facts (or, under `--model`, the opened model's
+own T, V and d, measured on it), where drawing the matrix is hopeless and only the shapes
+and their cost still speak.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class SmallTable:
     model_ids: list[int]  # local id -> id in the project model
     sentence: list[int]  # the sentence as local ids
     weights: np.ndarray  # small_vocab x small_dim
+    model_shape: tuple[int, int, int]  # the whole model's T (the sentence), V and d
 
 
 def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
@@ -64,14 +66,23 @@ def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
         model_ids=model_ids,
         sentence=[local[t.id] for t in sentence_tokens if t.id in local],
         weights=np.ascontiguousarray(rows, dtype=np.float32),
+        model_shape=(len(sentence_tokens), *model.table_shape),
     )
+
+
+def build(ctx: TutorContext, sentence: str, vocab: int, dim: int) -> SmallTable | str:
+    """The small table, or why the model cannot give it (in a worker)."""
+    try:
+        return build_small_table(ctx.models.get(), sentence, vocab, dim)
+    except (ValueError, OSError) as exc:
+        return ctx.t("model.error", error=exc)
 
 
 def number(value: float) -> str:
     return f"{value:+.2f}"
 
 
-class LookupDemo(Vertical):
+class LookupDemo(Asking, Vertical):
     """Choose a token of the sentence; see its one-hot row pick its row out of E."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("s", "toggle_scale", "key.scale")]
@@ -80,12 +91,6 @@ class LookupDemo(Vertical):
     LookupDemo { height: auto; }
     LookupDemo > Static { height: auto; }
     """
-
-    class Built(Message):
-        def __init__(self, table: SmallTable | None, error: str) -> None:
-            super().__init__()
-            self.table = table
-            self.error = error
 
     def __init__(self, config: LookupWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -97,9 +102,10 @@ class LookupDemo(Vertical):
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
+        real = "lookup.scale.opened" if ctx.model_dir is not None else "lookup.scale.real"
         yield ChoiceBar(
             ["small", "real"],
-            [ctx.t("lookup.scale.small"), ctx.t("lookup.scale.real")],
+            [ctx.t("lookup.scale.small"), ctx.t(real)],
             caption=ctx.t("lookup.title"),
             id="scale",
         )
@@ -107,28 +113,19 @@ class LookupDemo(Vertical):
         yield Static(ctx.t("model.loading"), id="view")
 
     def on_mount(self) -> None:
-        config = self.config
-        self.call_after_refresh(self._build, config.sentence, config.small_vocab, config.small_dim)
+        ctx, config = tutor_context(self), self.config
+        self.call_after_refresh(
+            self.ask,
+            lambda: build(ctx, config.sentence, config.small_vocab, config.small_dim),
+            self._built,
+        )
 
-    @work(thread=True, exclusive=True, group="lookup")
-    def _build(self, sentence: str, vocab: int, dim: int) -> None:
-        ctx = tutor_context(self)
-        try:
-            table = build_small_table(ctx.models.get(), sentence, vocab, dim)
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Built(None, ctx.t("model.error", error=exc)))
-            return
-        self.post_message(self.Built(table, ""))
-
-    @property
-    def loading(self) -> bool:
-        return self.table is None and not self.error
-
-    def on_lookup_demo_built(self, message: Built) -> None:
-        message.stop()
-        self.table, self.error = message.table, message.error
-        if self.table is not None:
-            pieces = [self.table.pieces[i] for i in self.table.sentence]
+    def _built(self, built: SmallTable | str) -> None:
+        if isinstance(built, str):
+            self.error = built
+        else:
+            self.table = built
+            pieces = [built.pieces[i] for i in built.sentence]
             self.query_one("#token", ChoiceBar).set_options(pieces)
             self.position = 0
         self._show()
@@ -197,13 +194,20 @@ class LookupDemo(Vertical):
         return Content.assemble(*parts)
 
     def _real_view(self) -> str:
+        """Qwen3.8's shapes from the cited facts; under --model, the opened model's own."""
         ctx = tutor_context(self)
-        facts = ctx.facts
-        vocab = int(facts[REAL_VOCAB].value)
-        dim = int(facts[REAL_DIM].value)
-        tokens = len(facts[REAL_SENTENCE_IDS].value)
+        if ctx.model_dir is not None and self.table is not None:
+            tokens, vocab, dim = self.table.model_shape
+            source = ctx.t("lookup.source.opened", name=ctx.model_dir.name)
+        else:
+            facts = ctx.facts
+            vocab = int(facts[REAL_VOCAB].value)
+            dim = int(facts[REAL_DIM].value)
+            tokens = len(facts[REAL_SENTENCE_IDS].value)
+            source = ctx.t("lookup.source.cited")
         return "\n".join(
             [
+                source,
                 ctx.t("lookup.shapes", t=tokens, v=f"{vocab:,}", d=f"{dim:,}"),
                 ctx.t("lookup.dims", t=tokens, v=f"{vocab:,}", d=f"{dim:,}"),
                 ctx.t(

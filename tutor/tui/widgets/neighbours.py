@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Input, Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.update import update_in_place
 
@@ -59,7 +60,27 @@ class SchemeAnswer:
     error: str = ""
 
 
-class NeighboursPanel(Vertical):
+def find_neighbours(
+    ctx: TutorContext, token: str, schemes: list[str], k: int
+) -> list[SchemeAnswer]:
+    """Each scheme's neighbours of `token`, or why there are none (in a worker)."""
+    from tutor.core.similarity import nearest
+
+    try:
+        model = ctx.models.get()
+    except (ValueError, OSError) as exc:
+        error = ctx.t("model.error", error=exc)
+        return [SchemeAnswer(scheme, None, error) for scheme in schemes]
+    answers = []
+    for scheme in schemes:
+        try:
+            answers.append(SchemeAnswer(scheme, nearest(model, token, scheme, k)))
+        except ValueError as exc:
+            answers.append(SchemeAnswer(scheme, None, say(ctx, exc)))
+    return answers
+
+
+class NeighboursPanel(Asking, Vertical):
     """Pick (or type) a token; one column of neighbours per scheme."""
 
     DEFAULT_CSS = """
@@ -67,20 +88,11 @@ class NeighboursPanel(Vertical):
     NeighboursPanel #other { width: 1fr; }
     """
 
-    class Answered(Message):
-        def __init__(self, token: str, answers: list[SchemeAnswer], request: int) -> None:
-            super().__init__()
-            self.token = token
-            self.answers = answers
-            self.request = request
-
     def __init__(self, config: NeighboursWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.config = config
         self.token = config.tokens[0]
         self.answers: list[SchemeAnswer] = []
-        self._request = 0
-        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -91,61 +103,33 @@ class NeighboursPanel(Vertical):
         yield Static(id="notes")
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.ask, self.token)
+        self.call_after_refresh(self.ask_about, self.token)
 
     @on(ChoiceBar.Changed, "#choice")
     def _picked(self, event: ChoiceBar.Changed) -> None:
-        self.ask(event.value)
+        self.ask_about(event.value)
 
     @on(Input.Submitted, "#other")
     def _typed(self, event: Input.Submitted) -> None:
         if event.value.strip():
-            self.ask(event.value.strip())
+            self.ask_about(event.value.strip())
 
-    def ask(self, token: str) -> None:
+    def ask_about(self, token: str) -> None:
         self.token = token
-        self._request += 1
-        self.set_timer(WORKING_AFTER_S, self._say_working)
-        self._find(token, list(self.config.schemes), self.config.k, self._request)
+        ctx, schemes, k = tutor_context(self), list(self.config.schemes), self.config.k
+        self.ask(lambda: find_neighbours(ctx, token, schemes, k), self._answered)
+        if self.pending:
+            self.set_timer(WORKING_AFTER_S, self._say_working)
 
     def _say_working(self) -> None:
         """Only a slow answer (the model's first load) is announced: a quick one would
         cost a whole extra frame of the page for a word shown a few milliseconds."""
-        if self.loading:
+        if self.pending and still_shown(self):
             update_in_place(self.query_one("#heading", Static), tutor_context(self).t("working"))
 
-    @work(thread=True, exclusive=True, group="neighbours")
-    def _find(self, token: str, schemes: list[str], k: int, request: int) -> None:
-        from tutor.core.similarity import nearest
-
-        ctx = tutor_context(self)
-        try:
-            model = ctx.models.get()
-        except (ValueError, OSError) as exc:
-            error = ctx.t("model.error", error=exc)
-            self.post_message(
-                self.Answered(token, [SchemeAnswer(s, None, error) for s in schemes], request)
-            )
-            return
-        answers = []
-        for scheme in schemes:
-            try:
-                answers.append(SchemeAnswer(scheme, nearest(model, token, scheme, k)))
-            except ValueError as exc:
-                answers.append(SchemeAnswer(scheme, None, str(exc)))
-        self.post_message(self.Answered(token, answers, request))
-
-    def on_neighbours_panel_answered(self, message: Answered) -> None:
-        message.stop()
-        if message.request != self._request:
-            return
-        self.answers = message.answers
-        self._shown = message.request
+    def _answered(self, answers: list[SchemeAnswer]) -> None:
+        self.answers = answers
         self._show()
-
-    @property
-    def loading(self) -> bool:
-        return self._shown != self._request
 
     def _show(self) -> None:
         ctx = tutor_context(self)

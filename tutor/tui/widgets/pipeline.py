@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 STEPS = ("text", "tokens", "ids", "embedding", "attention", "ffn", "output")
 
 
-class PipelineStrip(Widget, can_focus=True):
+class PipelineStrip(Widget):
     """One row of steps, wrapped between steps when narrow.
 
-    Focusable so that keyboard and screen-reader users land on it.
+    A picture with nothing to do: not a focus stop, so Tab goes first to what a learner
+    uses (its words are in the plain-text view, r, for screen readers).
     """
 
     DEFAULT_CSS = """

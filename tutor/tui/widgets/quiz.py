@@ -1,12 +1,15 @@
 """One quiz question of any type, with immediate feedback and every attempt recorded.
 
-Feedback explains the choice the learner made (the content ties each wrong choice to a
-misconception), so a wrong answer teaches instead of only scoring. The last attempt is
+Feedback explains every option, not only the one chosen (the content ties each wrong
+choice to a misconception), and tells a missed correct option from a wrong tick, so a
+wrong answer teaches instead of only scoring. Numbers are read as people write them (√2,
+2**0.5); free text is graded on what it asserts (RubricFeedback). The last attempt is
 restored on the next visit, so answers are still there after a restart.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -15,20 +18,17 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
+from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
-from tutor.tui.rubric import grade
+from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
-    from tutor.content.models import Question, RubricClaim
+    from tutor.content.grade import Rubric
+    from tutor.content.models import Choice, Question
 
-
-def parse_number(text: str) -> float | None:
-    """Numbers as people type them: "248,320", "248 320", "2.5e5"."""
-    cleaned = text.strip().replace(",", "").replace("_", "").replace(" ", "")
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
+QUOTED_INPUT = 40  # characters of a refused input quoted back to the learner
+_PLAIN_NUMBER = re.compile(r"[+-]?[\d,_ ]*\.?\d+(?:[eE][+-]?\d+)?")
 
 
 class QuizQuestion(Vertical):
@@ -46,15 +46,16 @@ class QuizQuestion(Vertical):
         question: Question,
         number: int,
         lesson_id: str,
-        claims: dict[str, RubricClaim],
+        rubric: Rubric | None = None,
         *,
         id: str | None = None,
     ) -> None:
+        """`rubric`: what a text question is graded against (`grade.rubric_for`)."""
         super().__init__(id=id)
         self.question = question
         self.number = number
         self.lesson_id = lesson_id
-        self.claims = claims
+        self.rubric = rubric
         self.feedback: list[tuple[str, str]] = []
         self.correct: bool | None = None  # of the last graded answer
 
@@ -73,9 +74,11 @@ class QuizQuestion(Vertical):
             unit = f"({q.unit})" if q.unit else ""
             yield Input(placeholder=ctx.t("quiz.numeric_prompt", unit=unit), id="answer")
         else:
-            yield TextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
+            yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
         yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
         yield Static(id="feedback")
+        if q.type == "text" and self.rubric is not None:
+            yield RubricFeedback(self.rubric, self.lesson_id, id="rubric-feedback")
 
     def on_mount(self) -> None:
         last = tutor_context(self).store.last_attempt(self.lesson_id, self.question.id)
@@ -119,7 +122,6 @@ class QuizQuestion(Vertical):
         self._judge(self.current_answer(), record=True)
 
     def _judge(self, answer: Any, *, record: bool) -> None:
-        ctx = tutor_context(self)
         q = self.question
         if q.type == "single":
             correct, lines = self._judge_single(answer)
@@ -128,7 +130,16 @@ class QuizQuestion(Vertical):
         elif q.type == "numeric":
             correct, lines = self._judge_numeric(answer)
         else:
-            correct, lines = self._judge_text(answer)
+            self._judge_text(answer, record=record)
+            return
+        self._conclude(answer, correct, lines, record=record)
+
+    def _conclude(
+        self, answer: Any, correct: bool | None, lines: list[tuple[str, str]], *, record: bool
+    ) -> None:
+        """Show the verdict and, when it is one, record the attempt."""
+        ctx = tutor_context(self)
+        q = self.question
         if correct is None:  # nothing gradable yet: say what is missing, record nothing
             self._show(lines)
             return
@@ -143,10 +154,7 @@ class QuizQuestion(Vertical):
 
     def _show(self, lines: list[tuple[str, str]]) -> None:
         self.feedback = lines
-        parts: list[str | tuple[str, str]] = []
-        for text, style in lines:
-            parts += [(text, style), "\n"]
-        self.query_one("#feedback", Static).update(Content.assemble(*parts[:-1]))
+        self.query_one("#feedback", Static).update(styled_lines(lines))
 
     def _verdict(self, correct: bool, partly: bool = False) -> tuple[str, str]:
         ctx = tutor_context(self)
@@ -155,17 +163,27 @@ class QuizQuestion(Vertical):
         return ctx.t("quiz.partial" if partly else "quiz.wrong"), "bold $text-error"
 
     def _judge_single(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
+        """The chosen option explained, then the right one, then every other."""
         ctx = tutor_context(self)
         if answer is None:
             return None, [(ctx.t("quiz.choose_first"), "bold $text-warning")]
-        choice = self.question.choices[answer]
-        chose = f"{ctx.t('quiz.you_chose')}: {self._text(choice.text)}"
-        return choice.correct, [
-            self._verdict(choice.correct),
-            (f"{chose} — {self._text(choice.explain)}", ""),
+        choices = self.question.choices
+        chosen = choices[answer]
+        lines = [
+            self._verdict(chosen.correct),
+            (f"{ctx.t('quiz.you_chose')}: {self._option(chosen)}", ""),
         ]
+        for choice in choices:
+            if choice is chosen:
+                continue
+            if choice.correct:
+                lines.append((ctx.t("quiz.expected", answer=self._option(choice)), "bold"))
+            else:
+                lines.append((f"· {self._option(choice)}", "dim"))
+        return chosen.correct, lines
 
     def _judge_multiple(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
+        """Every option explained; a correct option left out is "missed", not "wrong"."""
         ctx = tutor_context(self)
         if not answer:
             return None, [(ctx.t("quiz.choose_first"), "bold $text-warning")]
@@ -174,45 +192,56 @@ class QuizQuestion(Vertical):
         correct = chosen == wanted
         lines = [self._verdict(correct, partly=bool(chosen & wanted))]
         for n, choice in enumerate(self.question.choices):
-            if n in chosen or n in wanted:
-                right = (n in chosen) == (n in wanted)
-                mark = "✓" if right else "✗"
-                line = f"{mark} {self._text(choice.text)} — {self._text(choice.explain)}"
-                lines.append((line, "" if right else "bold"))
+            if n in chosen and n in wanted:
+                lines.append((f"✓ {self._option(choice)}", "$text-success"))
+            elif n in chosen:
+                line = ctx.t("quiz.wrong_pick", option=self._option(choice))
+                lines.append((line, "bold $text-error"))
+            elif n in wanted:
+                line = ctx.t("quiz.missed", option=self._option(choice))
+                lines.append((line, "bold $text-warning"))
+            else:
+                lines.append((f"· {self._option(choice)}", "dim"))
         return correct, lines
+
+    def _option(self, choice: Choice) -> str:
+        return f"{self._text(choice.text)} — {self._text(choice.explain)}"
 
     def _judge_numeric(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
         ctx = tutor_context(self)
         q = self.question
-        value = parse_number(str(answer))
+        typed = str(answer).strip()
+        value = read_number(typed)
         if value is None:
-            return None, [(ctx.t("quiz.not_a_number", text=answer), "bold $text-warning")]
+            quoted = typed if len(typed) <= QUOTED_INPUT else typed[:QUOTED_INPUT] + "…"
+            return None, [(ctx.t("quiz.not_a_number", text=quoted), "bold $text-warning")]
         assert q.answer is not None and q.tolerance is not None
         correct = abs(value - q.answer) <= q.tolerance
         lines = [self._verdict(correct)]
+        if not _PLAIN_NUMBER.fullmatch(typed):  # an expression: say what it came to
+            lines.append((f"{typed} ≈ {shown_number(value, q.tolerance)}", ""))
         if correct:
-            lines.append((ctx.t("quiz.expected", answer=f"{q.answer:,g} {q.unit}".strip()), ""))
+            expected = f"{shown_number(q.answer, q.tolerance)} {q.unit}".strip()
+            lines.append((ctx.t("quiz.expected", answer=expected), ""))
         return correct, lines
 
-    def _judge_text(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
+    def _judge_text(self, answer: Any, *, record: bool) -> None:
         ctx = tutor_context(self)
         if not str(answer).strip():
-            return None, [(ctx.t("summary.empty"), "bold $text-warning")]
-        claims = [self.claims[c] for c in self.question.rubric if c in self.claims]
-        result = grade(str(answer), claims)
-        lines = [self._verdict(result.complete, partly=bool(result.covered))]
-        for claim in result.covered:
-            lines.append((ctx.t("quiz.covered", claim=self._claim(claim)), "$text-success"))
-        for claim in result.missing:
-            lines.append((ctx.t("quiz.missing", claim=self._claim(claim)), "bold"))
-        return result.complete, lines
+            self._show([(ctx.t("summary.empty"), "bold $text-warning")])
+            return
+        self.query_one(RubricFeedback).grade(str(answer), record=record)
 
-    def _claim(self, claim: RubricClaim) -> str:
-        return claim.claim_zh if tutor_context(self).lang == "zh" else claim.claim_en
+    def on_rubric_feedback_graded(self, message: RubricFeedback.Graded) -> None:
+        result = message.result
+        verdict = self._verdict(result.complete, partly=bool(result.met))
+        self._conclude(message.text, result.complete, [verdict], record=message.record)
 
     def plain_text(self) -> str:
         q = self.question
         lines = [f"{self.number}. {self._text(q.prompt)}"]
         lines += [f"  {n}) {self._text(c.text)}" for n, c in enumerate(q.choices, 1)]
         lines += [text for text, _style in self.feedback]
+        for feedback in self.query(RubricFeedback):
+            lines.append(feedback.plain_text())
         return "\n".join(lines)

@@ -8,16 +8,18 @@ the same set of rows (小明打了小王 / 小王打了小明), so lookup alone 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Input, Static
 
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say
+from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.token_strip import visible_piece
 
 if TYPE_CHECKING:
@@ -37,30 +39,37 @@ def same_rows_pairs(sentences: list[str], rows: list[list[Token]]) -> list[tuple
     return pairs
 
 
-class RowsDemo(Vertical):
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    sentences: list[str]
+    rows: list[list[Token]]
+    error: str = ""
+
+
+def encode(ctx: TutorContext, sentences: list[str]) -> Encoded:
+    """Each sentence's tokens under the project model's tokenizer (in a worker)."""
+    from tutor.core.tokenize import PROJECT, get_scheme
+
+    try:
+        scheme = get_scheme(PROJECT, ctx.model_dir)
+        return Encoded(sentences, [scheme.encode(sentence) for sentence in sentences])
+    except (ValueError, OSError) as exc:
+        return Encoded(sentences, [], say(ctx, exc))
+
+
+class RowsDemo(Asking, Vertical):
     DEFAULT_CSS = """
     RowsDemo { height: auto; }
     RowsDemo > Static { height: auto; }
     """
 
-    class Encoded(Message):
-        def __init__(
-            self, sentences: list[str], rows: list[list[Token]], error: str, request: int
-        ) -> None:
-            super().__init__()
-            self.request = request
-            self.sentences = sentences
-            self.rows = rows
-            self.error = error
-
     def __init__(self, config: RowsWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.config = config
-        self.sentences = list(config.sentences)
+        self.asked = list(config.sentences)  # the sentences, with any the learner added
+        self.sentences: list[str] = []  # the sentences whose rows are on screen
         self.rows: list[list[Token]] = []
         self.error = ""
-        self._request = 0
-        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -72,53 +81,46 @@ class RowsDemo(Vertical):
         self.call_after_refresh(self._ask)
 
     def _ask(self) -> None:
-        self._request += 1
-        self._encode(list(self.sentences), self._request)
-
-    @property
-    def loading(self) -> bool:
-        return self._shown != self._request
+        sentences, ctx = list(self.asked), tutor_context(self)
+        self.ask(lambda: encode(ctx, sentences), self._encoded)
 
     @on(Input.Submitted, "#own")
     def _add(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         if text:
-            self.sentences.append(text)
+            self.asked.append(text)
             event.input.clear()
             self._ask()
 
-    @work(thread=True, exclusive=True, group="rows")
-    def _encode(self, sentences: list[str], request: int) -> None:
-        from tutor.core.tokenize import PROJECT, get_scheme
-
-        ctx = tutor_context(self)
-        try:
-            scheme = get_scheme(PROJECT, ctx.model_dir)
-            rows = [scheme.encode(sentence) for sentence in sentences]
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Encoded(sentences, [], str(exc), request))
-            return
-        self.post_message(self.Encoded(sentences, rows, "", request))
-
-    def on_rows_demo_encoded(self, message: Encoded) -> None:
-        message.stop()
-        if message.request != self._request:
-            return
-        self._shown = message.request
-        self.sentences, self.rows, self.error = message.sentences, message.rows, message.error
+    def _encoded(self, encoded: Encoded) -> None:
+        self.sentences, self.rows, self.error = encoded.sentences, encoded.rows, encoded.error
         self.query_one("#table", Static).update(self._view())
 
-    def findings(self) -> list[str]:
-        """The two invariants, stated for these sentences."""
+    def findings(self) -> list[tuple[str, bool]]:
+        """The two invariants, stated only as far as the sentences on screen show them;
+        each line with whether it confirms one (a sentence without the token does not)."""
         ctx = tutor_context(self)
         lines = []
         token = self.config.token
         if token is not None:
-            rows = {t.id for sentence in self.rows for t in sentence if t.piece == token}
-            if len(rows) == 1:
-                lines.append(ctx.t("rows.same_row", token=token, row=rows.pop()))
+            having = [
+                (sentence, [t.id for t in tokens if t.piece == token])
+                for sentence, tokens in zip(self.sentences, self.rows, strict=True)
+            ]
+            rows = {row for _sentence, ids in having for row in ids}
+            with_token = sum(1 for _sentence, ids in having if ids)
+            if len(rows) == 1 and with_token == len(having):
+                lines.append((ctx.t("rows.same_row", token=token, row=min(rows)), True))
+            elif len(rows) == 1:
+                same = ctx.t("rows.same_row_in", token=token, count=with_token, row=min(rows))
+                lines.append((same, True))
+            lines += [
+                (ctx.t("rows.absent", sentence=sentence, token=token), False)
+                for sentence, ids in having
+                if not ids
+            ]
         for a, b in same_rows_pairs(self.sentences, self.rows):
-            lines.append(ctx.t("rows.same_set", a=a, b=b))
+            lines.append((ctx.t("rows.same_set", a=a, b=b), True))
         return lines
 
     def _view(self) -> Content:
@@ -137,8 +139,8 @@ class RowsDemo(Vertical):
                     "  ",
                 ]
             parts.append("\n")
-        for line in self.findings():
-            parts.append((f"✓ {line}\n", "bold $text-success"))
+        for line, confirms in self.findings():
+            parts.append((f"✓ {line}\n", "bold $text-success") if confirms else f"· {line}\n")
         return Content.assemble(*parts)
 
     def plain_text(self) -> str:
@@ -146,4 +148,4 @@ class RowsDemo(Vertical):
             f"{sentence}: " + " ".join(f"{visible_piece(t.piece)}→{t.id}" for t in tokens)
             for sentence, tokens in zip(self.sentences, self.rows, strict=True)
         ]
-        return "\n".join([*lines, *self.findings()])
+        return "\n".join([*lines, *(line for line, _confirms in self.findings())])

@@ -2,8 +2,9 @@
 
 Saving is throttled, not debounced: the first keystroke after a save schedules the next
 save SAVE_DELAY later, so even non-stop typing reaches the database every SAVE_DELAY and
-a killed session loses less than a second. After submitting, the rubric says which key
-claims the summary covers and which it misses, and the reference summary appears.
+a killed session loses less than a second. After submitting, the grader says which key
+claims the summary makes, denies or misses and which misconceptions it states
+(RubricFeedback), the learner ticks the claims they covered, and the reference appears.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Button, Markdown, Static, TextArea
 
+from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
-from tutor.tui.rubric import RubricResult, grade
+from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
 if TYPE_CHECKING:
     from tutor.content.models import Summary
@@ -44,7 +47,7 @@ class SummaryEditor(Vertical):
         self._dirty: set[str] = set()
         self._texts: dict[str, str] = {}  # kept current on every change: saved after unmount
         self._timer: Timer | None = None
-        self.result: RubricResult | None = None
+        self.result: Grade | None = None
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -54,7 +57,7 @@ class SummaryEditor(Vertical):
         for section in self.summary.sections:
             title = section.title_zh if ctx.lang == "zh" else section.title_en
             yield Static(title, classes="section-title")
-            yield TextArea(
+            yield CappedTextArea(
                 self._texts[section.id],
                 id=f"section-{section.id}",
                 soft_wrap=True,
@@ -64,9 +67,12 @@ class SummaryEditor(Vertical):
         yield Static(id="status")
         yield Button(ctx.t("summary.submit"), id="submit-summary", variant="primary", compact=True)
         yield Static(id="grade")
+        yield RubricFeedback(summary_rubric(self.lesson_id, self.summary), self.lesson_id)
         yield Markdown(
             f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
             id="reference",
+            # a click would run the server's browser in a served session
+            open_links=False,
         )
 
     def on_mount(self) -> None:
@@ -125,25 +131,19 @@ class SummaryEditor(Vertical):
         self._grade()
 
     def _grade(self) -> None:
-        self.result = grade("\n".join(self.texts().values()), self.summary.rubric)
+        answer = summary_answer(self.summary, self.texts())
+        self.query_one(RubricFeedback).grade(answer, record=False)
+
+    def on_rubric_feedback_graded(self, message: RubricFeedback.Graded) -> None:
+        self.result = message.result
         self.query_one("#grade", Static).update(Content.assemble(*self._grade_parts()))
         self.add_class("-submitted")
 
     def _grade_parts(self) -> list[str | tuple[str, str]]:
         ctx = tutor_context(self)
         assert self.result is not None
-        total = len(self.summary.rubric)
-        parts: list[str | tuple[str, str]] = [
-            (f"{ctx.t('summary.feedback')} · ", "bold"),
-            (ctx.t("summary.score", covered=len(self.result.covered), total=total), "bold"),
-        ]
-        for claim in self.result.covered:
-            text = claim.claim_zh if ctx.lang == "zh" else claim.claim_en
-            parts += ["\n", (ctx.t("quiz.covered", claim=text), "$text-success")]
-        for claim in self.result.missing:
-            text = claim.claim_zh if ctx.lang == "zh" else claim.claim_en
-            parts += ["\n", (ctx.t("quiz.missing", claim=text), "bold $text-error")]
-        return parts
+        score = ctx.t("summary.score", covered=len(self.result.met), total=len(self.result.claims))
+        return [(f"{ctx.t('summary.feedback')} · ", "bold"), (score, "bold")]
 
     def _status(self, text: str) -> None:
         self.query_one("#status", Static).update(Content.styled(text, "dim italic"))
@@ -157,5 +157,6 @@ class SummaryEditor(Vertical):
             lines.append(f"{title}: {texts[section.id]}")
         if self.result is not None:
             lines.append("".join(p if isinstance(p, str) else p[0] for p in self._grade_parts()))
+            lines.append(self.query_one(RubricFeedback).plain_text())
             lines.append(f"{ctx.t('summary.reference')}: {ctx.fill_facts(self.summary.reference)}")
         return "\n".join(lines)

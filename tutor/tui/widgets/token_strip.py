@@ -5,8 +5,8 @@ Per key the cost is what decides latency when fifty learners share two cores, so
   once, as the field's value changes, and its pieces are drawn in the same
   frame as the typed or pasted characters (a thread hop costs as much, and a frame more);
 - longer text (a 100,000-character paste must not freeze typing) or a scheme not loaded
-  yet goes to a thread worker, one run at a time: keys that arrive meanwhile are answered
-  together by the next run, and only the newest request's answer is shown;
+  yet goes to a thread worker (`Asking`: one run at a time, keys that arrive meanwhile
+  are answered together by the next run, only the newest answer is shown);
 - as many pieces as fit the rows are drawn, then how many more there are (100,000 chips
   would stall the terminal for no insight), and a key that keeps the strip's height
   repaints the strip alone, not the whole page.
@@ -20,14 +20,15 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.refusals import say
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import TextField
 from tutor.tui.widgets.flow import Flow
@@ -57,9 +58,15 @@ class Tokenized:
     tokens: list[Token]
 
 
-def tokenize(text: str, scheme_name: str) -> tuple[Tokenized | None, str, float]:
-    """The pieces of text under the scheme, or why it cannot be tokenized; and the seconds
-    per character it took (0.0 when refused: a refusal says nothing about the cost)."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    result: Tokenized | None  # None: refused, `refusal` says why
+    refusal: Exception | None
+    per_char: float  # seconds per character it took (0.0 when refused: says nothing)
+
+
+def tokenize(text: str, scheme_name: str) -> Answer:
+    """The pieces of text under the scheme, or why it cannot be tokenized."""
     from tutor.core.tokenize import TokenizeError, get_scheme
 
     start = time.perf_counter()
@@ -67,11 +74,11 @@ def tokenize(text: str, scheme_name: str) -> tuple[Tokenized | None, str, float]
         scheme = get_scheme(scheme_name)
         result = Tokenized(text, scheme_name, scheme.vocab_size, scheme.encode(text))
     except TokenizeError as exc:
-        return None, str(exc), 0.0
-    return result, "", (time.perf_counter() - start) / max(len(text), 1)
+        return Answer(None, exc, 0.0)
+    return Answer(result, None, (time.perf_counter() - start) / max(len(text), 1))
 
 
-class TokenStrip(Vertical):
+class TokenStrip(Asking, Vertical):
     """Input, scheme switcher, then the pieces with their IDs."""
 
     DEFAULT_CSS = """
@@ -79,28 +86,15 @@ class TokenStrip(Vertical):
     TokenStrip #pieces { height: auto; max-height: 12; }  /* PIECE_ROWS */
     """
 
-    class Result(Message):
-        def __init__(
-            self, result: Tokenized | None, error: str, per_char: float, request: int
-        ) -> None:
-            super().__init__()
-            self.result = result
-            self.error = error
-            self.per_char = per_char
-            self.request = request
-
     def __init__(self, config: TokensWidget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.config = config
         self.result: Tokenized | None = None
         self.error = ""
-        self._request = 0
-        self._encoding = False  # a worker is tokenizing; newer requests wait for it
         self._loaded: set[str] = set()  # schemes that have tokenized once
         # seconds per character of the scheme's last long runs: their median predicts the
         # next, so one run slowed by the machine's load does not send the next to a worker
         self._per_char: dict[str, deque[float]] = {}
-        self._shown: int | None = None  # the request whose answer is on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -134,31 +128,10 @@ class TokenStrip(Vertical):
         return self.query_one("#scheme", ChoiceBar).value
 
     def _tokenize(self) -> None:
-        self._request += 1
-        if self._encoding:
-            return  # the running worker's answer starts the next run
-        text, scheme = self.text, self.scheme
-        if self._cheap(text, scheme):
-            result, error, per_char = tokenize(text, scheme)
-            self._learn(result, per_char)
-            self._answer(self._request, result, error)
-        else:
-            self._encoding = True
-            self._encode(text, scheme, self._request)
-
-    @work(thread=True, group="tokenize")
-    def _encode(self, text: str, scheme: str, request: int) -> None:
-        self.post_message(self.Result(*tokenize(text, scheme), request))
-
-    def on_token_strip_result(self, message: Result) -> None:
-        message.stop()
-        self._encoding = False
-        self._learn(message.result, message.per_char)
-        if message.request != self._request:  # typed on meanwhile: answer the newest
-            self._request -= 1
-            self._tokenize()
+        if not still_shown(self):  # called after a refresh that came after the page left
             return
-        self._answer(message.request, message.result, message.error)
+        text, scheme = self.text, self.scheme
+        self.ask(lambda: tokenize(text, scheme), self._answer, now=self._cheap(text, scheme))
 
     def _cheap(self, text: str, scheme: str) -> bool:
         """Short text, or long text the scheme's last long runs say fits the budget."""
@@ -177,15 +150,12 @@ class TokenStrip(Vertical):
             costs = self._per_char.setdefault(result.scheme, deque(maxlen=COST_RUNS))
             costs.append(per_char)
 
-    def _answer(self, request: int, result: Tokenized | None, error: str) -> None:
-        self.result, self.error = result, error
-        self._shown = request
+    def _answer(self, answer: Answer) -> None:
+        self._learn(answer.result, answer.per_char)
+        refusal = answer.refusal
+        self.result = answer.result
+        self.error = "" if refusal is None else say(tutor_context(self), refusal)
         self._show()
-
-    @property
-    def loading(self) -> bool:
-        """An answer is still being computed for what the learner last typed or chose."""
-        return self._shown != self._request
 
     def _show(self) -> None:
         ctx = tutor_context(self)

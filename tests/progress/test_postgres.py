@@ -1,0 +1,84 @@
+"""The PostgreSQL backend's own cases: versioned schema, clear errors, a broken
+connection survived, a class of first starts at once."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+
+from tests.postgres import PostgresServer
+from tutor.progress.migrations import SCHEMA_VERSION
+from tutor.progress.postgres import PostgresStore
+from tutor.progress.store import StoreError, open_store
+
+
+def test_the_schema_version_is_recorded_and_a_newer_one_refused(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    PostgresStore("ada", url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        versions = [v for (v,) in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
+        assert versions == list(range(1, SCHEMA_VERSION + 1))
+        conn.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION + 1,))
+    with pytest.raises(StoreError, match=r"newer than this tutor.*TUTOR_DATABASE"):
+        PostgresStore("ada", url)
+
+
+def test_an_unreachable_database_is_a_clear_error_without_the_password(
+    postgres_server: PostgresServer,
+) -> None:
+    url = f"postgresql://tutor:hunter2@/nosuchdb?host={postgres_server.socket_dir}"
+    with pytest.raises(StoreError) as caught:
+        open_store("ada", database=url)
+    message = str(caught.value)
+    assert "cannot open the progress database" in message
+    assert "nosuchdb" in message
+    assert "hunter2" not in message
+
+
+def test_a_url_that_is_not_postgresql_is_refused() -> None:
+    with pytest.raises(StoreError, match="postgresql://user@host/dbname"):
+        open_store("ada", database="mysql://tutor:secret@db/tutor")
+
+
+def test_a_connection_the_server_ended_is_opened_again(postgres_server: PostgresServer) -> None:
+    url = postgres_server.new_database()
+    store = PostgresStore("ada", url)
+    store.visit_page("embedding", 2)
+    with psycopg.connect(url, autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'tutor' AND pid <> pg_backend_pid()"
+        ).fetchall()
+    assert ended == [(True,)]
+    store.visit_page("embedding", 3)  # a write first: it must not be lost
+    assert store.visited_pages("embedding") == {2, 3}
+    store.close()
+
+
+def test_many_first_starts_at_once_on_a_new_database(postgres_server: PostgresServer) -> None:
+    url = postgres_server.new_database()
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def first_start(n: int) -> None:
+        barrier.wait()
+        try:
+            store = PostgresStore(f"l{n}", url)
+            store.visit_page("embedding", n)
+            store.close()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=first_start, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("SELECT count(*) FROM positions").fetchone()[0] == 8

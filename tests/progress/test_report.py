@@ -1,0 +1,186 @@
+"""`tutor report` on a real class's progress: the same figures from SQLite and PostgreSQL,
+in JSON, CSV and an 80-column table; guests counted, never listed; read-only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import asyncssh
+import pytest
+from rich.cells import cell_len
+
+from tests.progress.conftest import OpenStore
+from tutor.cli import main
+from tutor.progress.sessions import ServedSessions
+from tutor.progress.sqlite import DB_FILENAME
+
+ADA_KEY = asyncssh.generate_private_key("ssh-ed25519")
+ADA = ADA_KEY.get_fingerprint("sha256")
+BOB = "SHA256:" + "b" * 43  # a key nobody named
+
+
+def fill_class(open_as: OpenStore, where: dict[str, object]) -> None:
+    ada = open_as(ADA)
+    for page in range(1, 15):
+        ada.visit_page("embedding", page)
+    ada.record_attempt("embedding", "close-ids", 1, False)  # option 2 (wrong)
+    ada.record_attempt("embedding", "close-ids", 3, True)
+    ada.record_attempt("embedding", "table-facts", [0, 1, 2], False)  # option 3 is wrong
+    ada.save_summary("embedding", "understanding", "ID 只是行号")
+    ada.save_self_check("embedding", "summary", ["id-is-row", "learned-numbers"])
+    ada.save_self_check("embedding", "explain-embedding", [])
+    bob = open_as(BOB)
+    bob.visit_page("embedding", 1)
+    bob.visit_page("embedding", 2)
+    bob.record_attempt("embedding", "close-ids", 1, False)
+    bob.record_attempt("embedding", "close-ids", 3, True)
+    bob.record_attempt("embedding", "renumber", 2, True)
+    served = ServedSessions(where.get("data_dir"), database=where.get("database"))  # type: ignore[arg-type]
+    for _ in range(3):
+        served.start("guest", guest=True, cap=1)
+    served.start(BOB, guest=False, cap=3)
+    served.close()
+
+
+def report(where: dict[str, object], *options: str) -> str:
+    source = ["--database", where["database"]] if "database" in where else []
+    source = source or ["--data-dir", str(where["data_dir"])]
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(out):
+        assert main(["report", *map(str, source), *options]) == 0
+    return out.getvalue()
+
+
+def test_the_json_report_has_each_learner_question_and_guest_count(
+    where: dict[str, object], open_as: OpenStore, tmp_path: Path
+) -> None:
+    fill_class(open_as, where)
+    keys = tmp_path / "authorized_keys"
+    keys.write_text(ADA_KEY.export_public_key().decode().strip() + " Ada Lovelace\n")
+    data = json.loads(report(where, "--json", "--authorized-keys", str(keys)))
+    assert data["guest_sessions"] == 3
+    (lesson,) = data["lessons"]
+    learners = {row["name"]: row for row in lesson["learners"]}
+    assert set(learners) == {"Ada Lovelace", BOB[:15] + "…"}  # guests never listed
+    ada = learners["Ada Lovelace"]
+    assert (ada["pages_reached"], ada["pages_total"], ada["furthest_page"]) == (14, 16, 14)
+    marks = {m["question"]: (m["attempts"], m["last_right"]) for m in ada["questions"]}
+    assert marks["close-ids"] == (2, True)
+    assert marks["table-facts"] == (1, False)
+    assert marks["renumber"] == (0, None)
+    # of the summary's 6 reference claims and the text question's 4, she marked 2
+    assert (ada["self_check_covered"], ada["self_check_total"]) == (2, 6 + 4)
+    questions = {q["question"]: q for q in lesson["questions"]}
+    close = questions["close-ids"]
+    assert close["answered"] == 2
+    assert close["right_first_try"] == 0.0
+    assert close["most_chosen_wrong"].startswith("2. 猫的 ID 更大")
+    assert close["most_chosen_wrong_count"] == 2
+    assert questions["renumber"]["right_first_try"] == 1.0
+    assert questions["table-facts"]["most_chosen_wrong"].startswith("3. ")
+    assert questions["onehot-distance"]["answered"] == 0
+
+
+def test_csv_has_a_row_per_learner_and_question(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    fill_class(open_as, where)
+    rows = list(csv.DictReader(io.StringIO(report(where, "--csv"))))
+    assert len(rows) == 2 * 5
+    bob = {row["question"]: row for row in rows if row["learner"] == BOB}
+    assert (bob["close-ids"]["attempts"], bob["close-ids"]["last_right"]) == ("2", "1")
+    assert bob["onehot-distance"]["last_right"] == ""
+
+
+def test_the_table_fits_80_columns(where: dict[str, object], open_as: OpenStore) -> None:
+    fill_class(open_as, where)
+    text = report(where)
+    assert "Guests: 3 sessions (never listed)" in text
+    assert BOB[:15] + "…" in text
+    widths = [cell_len(line) for line in text.splitlines()]
+    assert max(widths) <= 80, text
+
+
+def test_reading_does_not_wait_for_a_learner_who_is_writing(tmp_path: Path) -> None:
+    from tutor.progress.store import open_store
+
+    open_store("ada", tmp_path).visit_page("embedding", 3)
+    writer = sqlite3.connect(tmp_path / DB_FILENAME, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a learner's write in progress holds the lock
+    writer.execute("UPDATE positions SET page = 4")
+    data = json.loads(report({"data_dir": tmp_path}, "--json"))
+    writer.execute("COMMIT")
+    assert data["lessons"][0]["learners"][0]["furthest_page"] == 3
+
+
+def test_reading_writes_nothing(where: dict[str, object], open_as: OpenStore) -> None:
+    fill_class(open_as, where)
+    if "data_dir" in where:
+        path = Path(str(where["data_dir"])) / DB_FILENAME
+        before = path.read_bytes()
+        report(where, "--json")
+        assert path.read_bytes() == before
+    else:
+        before = everything_in(str(where["database"]))
+        report(where, "--json")
+        assert everything_in(str(where["database"])) == before
+
+
+TABLES = [
+    "page_visits",
+    "positions",
+    "quiz_attempts",
+    "summaries",
+    "summary_submissions",
+    "self_checks",
+    "served_sessions",
+    "schema_version",
+]
+
+
+def everything_in(url: str) -> dict[str, list[tuple[object, ...]]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in TABLES}
+
+
+def test_no_progress_yet_is_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "--data-dir", str(tmp_path)]) == 1
+    assert "no progress file here yet" in capsys.readouterr().err
+    assert not (tmp_path / DB_FILENAME).exists()
+
+
+def test_an_unknown_lesson_names_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.progress.store import open_store
+
+    open_store("ada", tmp_path).visit_page("embedding", 1)
+    assert main(["report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
+    assert "no lesson 'nope' (lessons: embedding)" in capsys.readouterr().err
+
+
+def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadsheet(
+    tmp_path: Path,
+) -> None:
+    from tutor.progress.store import open_store
+
+    open_store(ADA, tmp_path).visit_page("embedding", 1)
+    keys = tmp_path / "keys"
+    name = "=1+[red]x\x1b[2J"  # short enough for the name column
+    keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
+    where = {"data_dir": tmp_path}
+    table = report(where, "--authorized-keys", str(keys))
+    assert "=1+[red]x?[2J" in table
+    assert "\x1b" not in table
+    rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
+    assert {row["name"] for row in rows} == {"'=1+[red]x?[2J"}

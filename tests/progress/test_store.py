@@ -1,0 +1,111 @@
+"""The progress store, on each backend: what a learner did is there after a restart, for
+them alone, and two sessions of one learner writing at once lose nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from tests.progress.conftest import OpenStore
+
+
+def test_visits_positions_and_resume_survive_reopening(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    store.visit_page("embedding", 1)
+    store.visit_page("embedding", 3)
+    store.visit_page("other", 2)
+    store.visit_page("embedding", 3)
+    store.close()
+
+    reopened = open_as("ada")
+    assert reopened.visited_pages("embedding") == {1, 3}
+    assert reopened.lesson_page("embedding") == 3
+    assert reopened.lesson_page("missing") is None
+    position = reopened.last_position()
+    assert (position.lesson, position.page) == ("embedding", 3)
+
+
+def test_learners_are_kept_apart(open_as: OpenStore) -> None:
+    open_as("ada").visit_page("embedding", 5)
+    bob = open_as("bob")
+    assert bob.visited_pages("embedding") == set()
+    assert bob.last_position() is None
+
+
+def test_quiz_attempts_keep_every_answer_in_order(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    store.record_attempt("embedding", "q1", 2, False)
+    store.record_attempt("embedding", "q1", [0, 3], True)
+    store.record_attempt("embedding", "q2", "248,320", True)
+    attempts = open_as("ada").attempts("embedding", "q1")
+    assert [(a.answer, a.correct) for a in attempts] == [(2, False), ([0, 3], True)]
+    last = store.last_attempt("embedding", "q2")
+    assert (last.answer, last.correct) == ("248,320", True)
+    assert store.last_attempt("embedding", "q3") is None
+
+
+def test_summary_sections_and_submission(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    store.save_summary("embedding", "understanding", "ID 是行号")
+    store.save_summary("embedding", "understanding", "ID 只是行号")
+    assert not store.summary_submitted("embedding")
+    store.submit_summary("embedding", {"understanding": "ID 只是行号", "models": "查表"})
+    reopened = open_as("ada")
+    assert reopened.summary("embedding") == {"understanding": "ID 只是行号", "models": "查表"}
+    assert reopened.summary_submitted("embedding")
+
+
+def test_self_check_marks_are_kept_and_changed(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    store.save_self_check("embedding", "summary", ["id-is-row"])
+    store.save_self_check("embedding", "summary", ["id-is-row", "learned-numbers"])
+    store.save_self_check("embedding", "explain-embedding", [])
+    ada = open_as("ada")
+    assert ada.self_check("embedding", "summary") == ["id-is-row", "learned-numbers"]
+    assert ada.self_check("embedding", "explain-embedding") == []
+    assert open_as("bob").self_check("embedding", "summary") == []
+
+
+def test_odd_unicode_and_a_large_answer_round_trip(open_as: OpenStore) -> None:
+    store = open_as("ada\u200b🙂")
+    text = "行号\u0301 \x00 \U0010fffd " + "猫" * 100_000
+    store.save_summary("embedding", "understanding", text)
+    store.record_attempt("embedding", "q5", {"text": text}, False)
+    reopened = open_as("ada\u200b🙂")
+    # a NUL (which PostgreSQL text cannot hold) reads back as U+FFFD on both backends
+    assert reopened.summary("embedding") == {"understanding": text.replace("\x00", "\ufffd")}
+    assert reopened.last_attempt("embedding", "q5").answer == {"text": text}
+
+
+WRITER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from tutor.progress.store import open_store
+
+    where = json.loads(sys.argv[1])
+    if "data_dir" in where:
+        where["data_dir"] = Path(where["data_dir"])
+    store = open_store("ada", **where)
+    for n in range(200):
+        store.visit_page("embedding", n % 16 + 1)
+        store.record_attempt("embedding", f"q{sys.argv[2]}", n, n % 2 == 0)
+        store.save_summary("embedding", f"s{sys.argv[2]}", "x" * n)
+    """
+)
+
+
+def test_two_sessions_of_one_learner_write_at_once(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """Two processes hammer the same learner's rows; every write lands."""
+    arguments = json.dumps({key: str(value) for key, value in where.items()})
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, arguments, str(n)]) for n in (1, 2)]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0]
+    store = open_as("ada")
+    assert len(store.attempts("embedding", "q1")) == 200
+    assert len(store.attempts("embedding", "q2")) == 200
+    assert store.summary("embedding") == {"s1": "x" * 199, "s2": "x" * 199}
+    assert store.visited_pages("embedding") == set(range(1, 17))

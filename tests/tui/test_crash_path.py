@@ -1,0 +1,149 @@
+"""A bug ends the tutor with an apology and an incident id, never a traceback, and a
+failed save is a notification, not an end.
+
+The crashes are real: a 1×1 terminal, a progress file with a broken page, and SQLite's
+own "database or disk is full" (its page limit set to the pages already used).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import sqlite3
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import TextArea
+
+from tests.tui.conftest import LEARNER, LESSON, settle
+from tests.tui.test_quiz_summary import summary_page
+from tutor.crash import EXIT_CRASH
+from tutor.progress.sqlite import DB_FILENAME, SqliteStore
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
+
+APOLOGY = re.compile(
+    r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"
+)
+
+
+def run_on_pty(data_dir: Path, cols: int, rows: int, keys: bytes = b"") -> tuple[int, str]:
+    """`tutor --lang en` on a terminal of this size: (exit status, everything it printed).
+    `keys` are typed once it has drawn, and q after them if it is still running."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(data_dir),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "TUTOR_DATA_DIR": str(data_dir),
+        "TUTOR_CACHE_DIR": os.environ["TUTOR_CACHE_DIR"],
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tutor", "--lang", "en", "--learner", LEARNER],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(follower)
+    output = bytearray()
+    typed = False
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # EIO: the tutor closed the terminal
+                break
+            if not data:
+                break
+            output += data
+            if not typed and b"\x1b[?1049h" in output and time.monotonic() < deadline:
+                time.sleep(2)  # drawn, or about to be
+                os.write(leader, keys + b"q")
+                typed = True
+        status = child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    text = re.sub(
+        rb"\x1b\[[0-9;?<>=]*[A-Za-z~$]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\\\)?", b"", output
+    )
+    return status, text.decode(errors="replace")
+
+
+def assert_apology_and_crash_file(status: int, printed: str, data_dir: Path, error: str) -> None:
+    assert status == EXIT_CRASH
+    assert "Traceback" not in printed and 'File "' not in printed
+    found = APOLOGY.search(printed)
+    assert found, printed[-2000:]
+    (crash_file,) = (data_dir / "crashes").iterdir()
+    assert found[1] in crash_file.name and str(crash_file) in printed.replace("\r\n", "")
+    report = crash_file.read_text()
+    assert report.startswith(f"incident {found[1]}\nTraceback")
+    assert error in report
+
+
+def test_a_one_by_one_terminal_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
+    status, printed = run_on_pty(tmp_path, 1, 1)
+    assert_apology_and_crash_file(status, printed, tmp_path, "Error")
+
+
+def test_a_progress_file_with_a_broken_page_ends_with_an_apology(tmp_path: Path) -> None:
+    store = SqliteStore(LEARNER, tmp_path)
+    for page in range(1, 200):  # enough rows for the table to span pages of its own
+        store.visit_page(f"lesson-{page}", page)
+    store.close()
+    path = tmp_path / DB_FILENAME
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (root,) = db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'positions'").fetchone()
+    (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    with path.open("r+b") as file:  # the table's root page becomes garbage
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+    status, printed = run_on_pty(tmp_path, 100, 30)
+    assert_apology_and_crash_file(status, printed, tmp_path, "malformed")
+
+
+async def test_a_full_disk_mid_session_is_a_notification(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=summary_page(), lang="en")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        editor = app.screen.query_one(SummaryEditor)
+        section = editor.summary.sections[0].id
+        area = editor.query_one(f"#section-{section}", TextArea)
+        area.focus()
+        await pilot.press(*"kept")
+        await pilot.pause(SAVE_DELAY + 0.3)
+        db = app.ctx.store._db  # the disk is full: no page beyond those in use
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        area.text = "lost " * 5000
+        await pilot.pause(SAVE_DELAY + 0.3)
+        notes = [str(note.message) for note in app._notifications]
+        assert "Your last change could not be saved: database or disk is full" in notes
+        # the app goes on: the next page opens
+        await pilot.press("escape", "n")
+        await settle(pilot)
+        assert app.screen.query(SummaryEditor) == [] or app.is_running
+        assert app.return_code is None and app.crashed is None
+    saved = sqlite3.connect(data_dir / DB_FILENAME).execute(
+        "SELECT text FROM summaries WHERE learner = ? AND section = ?", (LEARNER, section)
+    )
+    assert saved.fetchall() == [("kept",)]

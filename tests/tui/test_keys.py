@@ -1,0 +1,107 @@
+"""Keys do what a learner expects: esc leaves a text field, quick page turns land where
+they should without drawing every page on the way, Tab starts at what a learner uses,
+and a burst of arrows scrolls as many lines as pressed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.widgets import Input
+
+from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
+from tests.tui.test_no_crash import type_ahead
+from tutor.tui.app import TutorApp
+from tutor.tui.screens.page import PageScreen
+from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.token_strip import TokenStrip
+
+
+async def test_esc_in_a_text_field_leaves_the_field_not_the_page(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        page = app.screen
+        field = page.query_one(TokenStrip).query_one("#text", Input)
+        field.focus()
+        await settle(pilot)
+        keys = str(page.query_one(KeyBar).render())
+        assert "离开输入框" in keys and "下一页" not in keys  # n and arrows type here
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is page
+        assert app.focused is page.query_one("#body")
+        assert "下一页" in str(page.query_one(KeyBar).render())
+        await pilot.press("escape")  # from the page itself, esc still goes home
+        await settle(pilot)
+        assert not isinstance(app.screen, PageScreen)
+
+
+async def test_quick_page_turns_land_on_the_last_page_without_drawing_each(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """30 presses of n typed ahead from page 1: the lesson's last page, and only a few
+    pages built on the way (each build was a whole page of widgets)."""
+    lesson = shipped_lesson()
+    built: list[int] = []
+    compose = PageScreen.compose
+
+    def counting(screen: PageScreen):
+        built.append(screen.page.number)
+        return compose(screen)
+
+    monkeypatch.setattr(PageScreen, "compose", counting)
+    app = make_app(start_lesson=LESSON, start_page=lesson.pages[0].number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        built.clear()
+        type_ahead(app, *["n"] * 30)
+        await settle(pilot)
+        assert isinstance(app.screen, PageScreen)
+        assert app.screen.page.number == lesson.pages[-1].number
+        assert len(built) <= 3, built
+
+
+async def test_tab_starts_at_the_token_field_and_keeps_the_example(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Page 2: the first Tab reaches the field a learner types in (not the pipeline
+    picture), and reaching it does not select the example sentence for replacement."""
+    app = make_app(start_lesson=LESSON, start_page=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+        field = app.screen.query_one(TokenStrip).query_one("#text", Input)
+        assert app.focused is field
+        example = field.value
+        await pilot.press("x")
+        await settle(pilot)
+        assert field.value == example + "x"
+
+
+@pytest.mark.parametrize("number", [page.number for page in shipped_lesson().pages])
+async def test_every_focus_stop_is_visible(make_app: Callable[..., TutorApp], number: int) -> None:
+    app = make_app(start_lesson=LESSON, start_page=number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for widget in app.screen.focus_chain:
+            assert widget.display and widget.visible and widget.size.area > 0, widget
+
+
+async def test_a_burst_of_arrows_scrolls_as_many_lines(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        body = app.screen.query_one("#body")
+        assert app.focused is body and body.max_scroll_y > 10
+        type_ahead(app, *["down"] * 7)
+        await settle(pilot)
+        assert body.scroll_y == 7
+        type_ahead(app, *["up"] * 3)
+        await settle(pilot)
+        assert body.scroll_y == 4

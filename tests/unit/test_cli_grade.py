@@ -1,0 +1,93 @@
+"""`tutor grade`: the grader on the command line, as authors and the teacher's report use it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tutor.cli import main
+
+WRONG = "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。"
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTOR_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_json_names_every_claim_and_misconception(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "embedding", "explain-embedding", "--text", WRONG, "--json"]) == 0
+    graded = json.loads(capsys.readouterr().out)
+    assert [(c["id"], c["met"]) for c in graded["claims"]] == [
+        ("id-is-row", False),
+        ("onehot-is-lookup", False),
+        ("learned-numbers", False),
+        ("meaning-in-position", False),
+    ]
+    assert graded["claims"][0]["evidence"] == "ID 不是行号"
+    assert len(graded["misconceptions"]) == 5
+    assert not any(m["matched"] for m in graded["misconceptions"])
+
+
+def test_a_misconception_is_answered_with_its_correction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["grade", "embedding", "summary", "--text", "训练会改 ID。ID 不是行号"]) == 0
+    out = capsys.readouterr().out
+    assert "! training-changes-ids: 训练会改 ID" in out
+    assert "否定：「ID 不是行号」" in out
+    assert "→ ID 由分词器在训练前定死" in out
+    assert out.rstrip().endswith("0 / 6")
+
+
+def test_an_answer_file_of_100000_characters_is_graded_to_the_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("ID 只是行号。" + "很" * 100_000, encoding="utf-8")
+    assert main(["--lang", "en", "grade", "embedding", "summary", "--file", str(answer)]) == 0
+    out = capsys.readouterr().out
+    assert "✓ id-is-row: A token ID is only a row number" in out
+    assert "1 / 6 · Only the first 10,000 characters were graded" in out
+
+
+def test_a_claim_withdrawn_by_a_misconception_names_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "ID 只是行号。ID 越大越重要"
+    assert main(["--lang", "en", "grade", "embedding", "summary", "--text", text]) == 0
+    assert "    withdrawn by bigger-id-matters: 「ID 只是行号」" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["embedding", "close-ids", "--text", "x"], "'close-ids' is not a text question"),
+        (["nope", "summary", "--text", "x"], "no lesson 'nope' (lessons: embedding"),
+        (["embedding", "summary", "--file", "/nonexistent/a.txt"], "No such file"),
+    ],
+)
+def test_what_cannot_be_graded_is_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_file_that_is_not_utf8_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_bytes("行号".encode("gbk"))
+    assert main(["grade", "embedding", "summary", "--file", str(answer)]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err
+
+
+def test_the_answer_is_required_once(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "embedding", "summary"])
+    with pytest.raises(SystemExit):
+        main(["grade", "embedding", "summary", "--text", "a", "--file", "b"])

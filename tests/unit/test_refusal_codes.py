@@ -1,0 +1,24 @@
+"""The core's refusals carry a code and values (an interface translates them) and quote
+long input briefly."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor.core.tokenize import QUOTE_CHARS, TokenizeError, get_scheme
+
+
+def test_a_long_word_is_quoted_by_its_start_and_length() -> None:
+    text = "小明把苹果给了小王。" * 500
+    with pytest.raises(TokenizeError) as raised:
+        get_scheme("byte-bpe-zh").single_id(text)
+    assert raised.value.code == "splits" and raised.value.values["piece"] == text
+    message = str(raised.value)
+    assert text[:QUOTE_CHARS] in message and text[: QUOTE_CHARS + 1] not in message
+    assert "5,000 characters" in message
+
+
+def test_the_empty_string_has_its_code() -> None:
+    with pytest.raises(TokenizeError) as raised:
+        get_scheme("byte-bpe-zh").single_id("")
+    assert raised.value.code == "empty_token"

@@ -1,0 +1,80 @@
+"""`tutor grade LESSON ITEM (--text T | --file F) [--json]`: the quiz's grader, for authors.
+
+Authors try paraphrases and misconception statements against their rubric here; tests and
+the teacher's report read `--json`. A request that cannot be graded (unknown lesson or
+item, unreadable file) is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
+from tutor.core.paths import content_dir
+
+EXIT_USAGE = 2
+MAX_FILE_BYTES = 1_000_000  # far above what is graded (grade.MAX_CHARS), still bounded
+
+
+def _fail(message: str) -> int:
+    print(f"tutor grade: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _read(path: Path) -> str:
+    """The answer file as text; OSError/UnicodeError carry the reason."""
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes; an answer is shorter")
+    return data.decode("utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.content.grade import LIMIT_NOTE, UnknownItem, grade, rubric_for
+
+    if args.file is not None:
+        try:
+            text = _read(args.file)
+        except UnicodeDecodeError:
+            return _fail(f"{args.file}: not UTF-8 text")
+        except OSError as exc:
+            return _fail(f"{args.file}: {exc.strerror}" if exc.strerror else str(exc))
+    else:
+        text = args.text
+    content = LessonContent(args.content or content_dir(), default_cache_dir())
+    lesson = content.lesson(args.lesson_id)
+    if lesson is None:
+        known = ", ".join(entry.id for entry in content.index.lessons) or "none"
+        return _fail(f"no lesson {args.lesson_id!r} (lessons: {known}; `tutor check` says why)")
+    try:
+        rubric = rubric_for(lesson, args.item)
+    except UnknownItem as exc:
+        return _fail(str(exc))
+    result = grade(rubric, text)
+    if args.json:
+        print(json.dumps(result.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    zh = (args.lang or "zh") == "zh"
+    for verdict in result.claims:
+        claim = rubric.claim(verdict.id)
+        mark = "✓" if verdict.met else "✗"
+        print(f"{mark} {verdict.id}: {claim.claim_zh if zh else claim.claim_en}")
+        if verdict.contradicted_by:
+            said = "被误解抵消" if zh else "withdrawn by"
+            print(f"    {said} {verdict.contradicted_by}: 「{verdict.evidence}」")
+        elif verdict.evidence:
+            said = ("否定：" if zh else "denied: ") if verdict.denied else ""
+            print(f"    {said}「{verdict.evidence}」")
+    for found in result.matched:
+        misconception = rubric.misconception(found.id)
+        name = misconception.name_zh if zh else misconception.name_en
+        correction = misconception.correction_zh if zh else misconception.correction_en
+        print(f"! {found.id}: {name}\n    「{found.evidence}」\n    → {correction}")
+    limit = f" · {LIMIT_NOTE}" if result.truncated else ""
+    print(f"{len(result.met)} / {len(result.claims)}{limit}")
+    return 0

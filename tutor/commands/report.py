@@ -1,0 +1,219 @@
+"""`tutor report`: the teacher's view of the class, as a table, CSV or JSON.
+
+Read-only: it opens the progress store for reading only, so learners working at the
+same time are neither blocked nor slowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tutor.progress.report import ClassReport, LessonReport, QuestionMark
+
+
+def _mark(mark: QuestionMark) -> str:
+    """`✓2`: last answer right after 2 tries; `✗1`: wrong; `·`: not answered."""
+    if mark.last_right is None:
+        return "·"
+    return f"{'✓' if mark.last_right else '✗'}{mark.attempts}"
+
+
+def _seen(when: datetime | None, *, year: bool = False) -> str:
+    """Local time; the year only where it is worth the width."""
+    return when.astimezone().strftime("%Y-%m-%d %H:%M" if year else "%m-%d %H:%M") if when else "—"
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _claims(met: list[str] | None, total: int) -> str:
+    return "—" if met is None else f"{len(met)}/{total}"
+
+
+def _self_check(covered: int, total: int) -> str:
+    return f"{covered}/{total}" if total else "—"
+
+
+def _table() -> Table:
+    from rich.table import Table
+
+    return Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
+
+
+def print_table(report: ClassReport) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    # no markup: learners' names are text, never styles or links
+    console = Console(highlight=False, markup=False)
+    console.print(f"Progress from {report.source}, {_seen(report.generated_at, year=True)}")
+    guests = report.guest_sessions
+    console.print(f"Guests: {guests} session{'s' if guests != 1 else ''} (never listed)")
+    if not report.graded:
+        console.print("Summaries and text answers: not graded (this tutor has no grader)")
+    for lesson in report.lessons:
+        console.print()
+        count = len(lesson.learners)
+        learners_text = f"{count} learner{'s' if count != 1 else ''}"
+        console.print(Text.assemble((lesson.title, "bold"), f" ({lesson.lesson}): {learners_text}"))
+        learners = _table()
+        # the name takes what the other columns leave: 16 columns on an 80-column terminal
+        name_width = max(16, console.width - 64)
+        learners.add_column("Learner", overflow="ellipsis", no_wrap=True, max_width=name_width)
+        learners.add_column("Pages", justify="right", no_wrap=True)
+        learners.add_column("Last seen", no_wrap=True)
+        for number, _ in enumerate(lesson.questions, 1):
+            learners.add_column(f"Q{number}", no_wrap=True)
+        learners.add_column("Sum.", justify="right", no_wrap=True)
+        learners.add_column("Misc.", justify="right", no_wrap=True)
+        learners.add_column("Self", justify="right", no_wrap=True)
+        for row in lesson.learners:
+            learners.add_row(
+                row.name,
+                f"{row.pages_reached}/{row.pages_total}",
+                _seen(row.last_seen),
+                *(_mark(mark) for mark in row.questions),
+                _claims(row.claims_met, row.claims_total),
+                str(len(row.misconceptions)),
+                _self_check(row.self_check_covered, row.self_check_total),
+            )
+        console.print(learners)
+        console.print(
+            "Q: ✓/✗ whether the last answer was right, then the number of tries; · none. "
+            "Sum.: summary claims met. Misc.: misconceptions shown. Self: reference claims the "
+            "learner marked as covered by their answers."
+        )
+        _print_questions(console, lesson)
+
+
+def _print_questions(console: Console, lesson: LessonReport) -> None:
+    table = _table()
+    table.add_column("Q", no_wrap=True)
+    table.add_column("Question", overflow="fold", max_width=20)
+    table.add_column("Answered", justify="right", no_wrap=True)
+    table.add_column("Right 1st", justify="right", no_wrap=True)
+    table.add_column("Most chosen wrong answer", overflow="fold")
+    for number, row in enumerate(lesson.questions, 1):
+        wrong = f"{row.most_chosen_wrong} (×{row.most_chosen_wrong_count})"
+        table.add_row(
+            f"Q{number}",
+            row.question,
+            str(row.answered),
+            _share(row.right_first_try),
+            wrong if row.most_chosen_wrong else "—",
+        )
+    console.print(table)
+    if lesson.misconceptions:
+        misconceptions = _table()
+        misconceptions.add_column("Misconception")
+        misconceptions.add_column("Learners", justify="right")
+        for item in lesson.misconceptions:
+            misconceptions.add_row(item.misconception, str(item.learners))
+        console.print(misconceptions)
+
+
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula (= + - @)
+    gets a leading apostrophe, so a name cannot run as one."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def write_csv(report: ClassReport) -> None:
+    """One row per learner and question: the sheet a teacher sorts and filters."""
+    out = csv.writer(sys.stdout)
+    out.writerow(
+        [
+            "lesson",
+            "name",
+            "learner",
+            "pages_reached",
+            "pages_total",
+            "furthest_page",
+            "last_seen",
+            "question",
+            "attempts",
+            "last_right",
+            "summary_submitted",
+            "claims_met",
+            "claims_total",
+            "misconceptions",
+            "self_check_covered",
+            "self_check_total",
+        ]
+    )
+    for lesson in report.lessons:
+        for row in lesson.learners:
+            common = [
+                lesson.lesson,
+                _cell(row.name),
+                row.learner,
+                row.pages_reached,
+                row.pages_total,
+                row.furthest_page if row.furthest_page is not None else "",
+                row.last_seen.isoformat() if row.last_seen else "",
+            ]
+            tail = [
+                int(row.summary_submitted),
+                " ".join(row.claims_met) if row.claims_met is not None else "",
+                row.claims_total,
+                " ".join(row.misconceptions),
+                row.self_check_covered,
+                row.self_check_total,
+            ]
+            for mark in row.questions:
+                right = "" if mark.last_right is None else int(mark.last_right)
+                out.writerow([*common, mark.question, mark.attempts, right, *tail])
+            if not row.questions:  # a lesson without a quiz still lists its learners
+                out.writerow([*common, "", "", "", *tail])
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.content import load_lessons
+    from tutor.core.paths import content_dir
+    from tutor.progress.classview import read_class
+    from tutor.progress.report import class_report
+    from tutor.progress.store import StoreError, default_data_dir, default_database, redact
+
+    database = args.database or (None if args.data_dir else default_database())
+    data_dir = (args.data_dir or default_data_dir()).expanduser()
+    try:
+        progress = read_class(data_dir, database)
+    except StoreError as exc:
+        print(f"tutor report: {exc}", file=sys.stderr)
+        return 1
+    lesson_set = load_lessons(args.content or content_dir(), model_dir=args.model)
+    lessons = lesson_set.lessons
+    if args.lesson is not None:
+        lessons = [lesson for lesson in lessons if lesson.id == args.lesson]
+        if not lessons:
+            known = ", ".join(lesson.id for lesson in lesson_set.lessons)
+            print(f"tutor report: no lesson {args.lesson!r} (lessons: {known})", file=sys.stderr)
+            return 2
+    names: dict[str, str] = {}
+    if args.authorized_keys is not None:
+        from tutor.serve.identity import key_comments
+
+        try:
+            names = key_comments(Path(args.authorized_keys).read_text(errors="replace"))
+        except OSError as exc:
+            print(f"tutor report: {args.authorized_keys}: {exc.strerror}", file=sys.stderr)
+            return 2
+    source = redact(database) if database else str(data_dir)
+    report = class_report(lessons, progress, names, source)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    elif args.csv:
+        write_csv(report)
+    else:
+        print_table(report)
+    return 0

@@ -1,0 +1,79 @@
+"""The one way the tutor ends on a bug: a short apology with an incident id, never a
+traceback, and exit status EXIT_CRASH.
+
+The traceback goes where someone who can fix it will look. In a served session the
+server hands the tutor a pipe (TUTOR_CRASH_FD) and writes what comes down it into its
+log; a learner over SSH must not see server paths and variables. A local learner gets a
+crash file in the data dir, and the apology says where it is.
+
+The apology's two languages live here, not in strings.toml: the path that reports a
+broken tutor must depend on as little of it as possible.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_CRASH = 70  # EX_SOFTWARE: `tutor serve` logs such an exit as reason=crash
+CRASH_FD_VARIABLE = "TUTOR_CRASH_FD"
+MAX_REPORT_BYTES = 64 * 1024  # one pipe's buffer: the write never waits on the server
+
+_APOLOGY = {
+    "zh": "抱歉，导师程序出了故障，已经停止（事件编号 {incident}）。此前的学习进度都已保存。",
+    "en": "Sorry: the tutor stopped because of a fault in it (incident {incident}). "
+    "Your progress up to here is saved.",
+}
+_WHERE_SERVED = {
+    "zh": "服务器的日志里记下了这个编号的详情；告诉老师这个编号即可。",
+    "en": "The server's log has the details under this number; tell your teacher the number.",
+}
+_WHERE_FILE = {
+    "zh": "详情在 {path}，报告问题时请附上这个文件。",
+    "en": "The details are in {path}; please attach that file when you report it.",
+}
+_WHERE_NOWHERE = {
+    "zh": "详情无法保存（{error}）。",
+    "en": "The details could not be saved ({error}).",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    id: str
+    where: str  # the sentence that says where the details are
+
+
+def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
+    """Write the traceback where it belongs (see the module's docstring)."""
+    incident = secrets.token_hex(4)
+    report = f"incident {incident}\n" + "".join(traceback.format_exception(error))
+    lang = lang if lang in _APOLOGY else "zh"
+    crash_fd = os.environ.get(CRASH_FD_VARIABLE, "")
+    if crash_fd.isdigit():
+        try:
+            os.write(int(crash_fd), report.encode()[:MAX_REPORT_BYTES])
+            return Incident(incident, _WHERE_SERVED[lang])
+        except OSError:
+            pass  # no server listening: a file, as for a local learner
+    try:
+        directory = data_dir / "crashes"
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{time.strftime('%Y%m%d-%H%M%S')}-{incident}.txt"
+        path.write_text(report, encoding="utf-8")
+    except OSError as exc:
+        return Incident(incident, _WHERE_NOWHERE[lang].format(error=exc.strerror or exc))
+    return Incident(incident, _WHERE_FILE[lang].format(path=path))
+
+
+def report_crash(error: BaseException, data_dir: Path, lang: str) -> int:
+    """Record the crash, apologise on stderr, and give the exit status to end with."""
+    incident = record(error, data_dir, lang)
+    apology = _APOLOGY.get(lang, _APOLOGY["zh"]).format(incident=incident.id)
+    print(f"\n{apology}\n{incident.where}", file=sys.stderr, flush=True)
+    return EXIT_CRASH

@@ -1,0 +1,156 @@
+"""Every learner's progress at once, read-only, for the teacher's report.
+
+Reading never blocks or slows learners: SQLite is opened read-only (WAL lets readers and
+the writers of live sessions proceed side by side) and PostgreSQL in a read-only
+transaction. Everything is read inside one transaction, so the figures agree with each
+other even while learners write.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tutor.progress.migrations import SCHEMA_VERSION, too_new
+from tutor.progress.sqlite import BUSY_TIMEOUT_MS, DB_FILENAME
+from tutor.progress.store import StoreError, check_database_url, redact
+
+Rows = list[tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    learner: str
+    lesson: str
+    question: str
+    answer: Any
+    correct: bool
+    at: float
+
+
+@dataclass
+class ClassProgress:
+    """The rows of every learner (guests never have any: their progress is not kept)."""
+
+    # (learner, lesson, page) -> (first_at, last_at, visits)
+    visits: dict[tuple[str, str, int], tuple[float, float, int]] = field(default_factory=dict)
+    attempts: list[Attempt] = field(default_factory=list)  # in the order they were made
+    # (learner, lesson) -> {section: text}
+    summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    summary_times: dict[tuple[str, str], float] = field(default_factory=dict)
+    submitted: set[tuple[str, str]] = field(default_factory=set)
+    # (learner, lesson, item) -> the claims the learner marked as covered
+    self_checks: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    # learner -> when a served session of theirs last started or ended
+    sessions_seen: dict[str, float] = field(default_factory=dict)
+    guest_sessions: int = 0
+
+    def learners(self, lesson: str) -> set[str]:
+        """Everyone with a row in this lesson."""
+        found = {learner for learner, les, _ in self.visits if les == lesson}
+        found |= {a.learner for a in self.attempts if a.lesson == lesson}
+        found |= {learner for learner, les in self.summaries if les == lesson}
+        return found
+
+
+def _fill(read: Callable[[str], Rows], version: int) -> ClassProgress:
+    out = ClassProgress()
+    for learner, lesson, page, first_at, last_at, visits in read(
+        "SELECT learner, lesson, page, first_at, last_at, visits FROM page_visits"
+    ):
+        out.visits[(learner, lesson, page)] = (first_at, last_at, visits)
+    for learner, lesson, question, answer, correct, at in read(
+        "SELECT learner, lesson, question, answer, correct, at FROM quiz_attempts ORDER BY id"
+    ):
+        out.attempts.append(
+            Attempt(learner, lesson, question, json.loads(answer), bool(correct), at)
+        )
+    for learner, lesson, section, text, updated_at in read(
+        "SELECT learner, lesson, section, text, updated_at FROM summaries"
+    ):
+        out.summaries.setdefault((learner, lesson), {})[section] = text
+        key = (learner, lesson)
+        out.summary_times[key] = max(updated_at, out.summary_times.get(key, 0.0))
+    out.submitted = {tuple(row) for row in read("SELECT learner, lesson FROM summary_submissions")}
+    if version >= 2:  # each step's tables exist only from its version on
+        for learner, lesson, item, claims in read(
+            "SELECT learner, lesson, item, claims FROM self_checks"
+        ):
+            out.self_checks[(learner, lesson, item)] = json.loads(claims)
+    if version < 3:
+        return out
+    for learner, guest, started_at, ended_at in read(
+        "SELECT learner, guest, started_at, ended_at FROM served_sessions"
+    ):
+        if guest:
+            out.guest_sessions += 1
+            continue
+        seen = max(started_at, ended_at or 0.0)
+        out.sessions_seen[learner] = max(seen, out.sessions_seen.get(learner, 0.0))
+    return out
+
+
+def read_sqlite(data_dir: Path) -> ClassProgress:
+    path = data_dir / DB_FILENAME
+    if not path.is_file():
+        raise StoreError(f"{path}: no progress file here yet (has anyone used the tutor?)")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open the progress file: {exc}") from exc
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        with db:  # one read transaction: a consistent snapshot
+            db.execute("BEGIN")
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise StoreError(too_new(str(path), version, "--data-dir"))
+
+            def read(sql: str) -> Rows:
+                return db.execute(sql).fetchall()
+
+            return _fill(read, version)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot read the progress file: {exc}") from exc
+    finally:
+        db.close()
+
+
+def read_postgres(url: str) -> ClassProgress:
+    import psycopg
+
+    from tutor.progress.postgres import connect
+
+    conn = connect(check_database_url(url), read_only=True)
+    try:
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        exists = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
+        if not exists or not exists[0]:
+            raise StoreError(f"{redact(url)}: no progress tables here yet")
+        (version,) = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        if version > SCHEMA_VERSION:
+            raise StoreError(too_new(redact(url), version, "--database"))
+
+        def read(sql: str, params: Sequence[Any] = ()) -> Rows:
+            return conn.execute(sql, params).fetchall()
+
+        progress = _fill(read, version)
+        conn.execute("COMMIT")
+        return progress
+    except psycopg.Error as exc:
+        raise StoreError(f"{redact(url)}: cannot read the progress database: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def read_class(data_dir: Path | None = None, database: str | None = None) -> ClassProgress:
+    """The class's progress from the database URL if given, else the data dir's file."""
+    if database is not None:
+        return read_postgres(database)
+    from tutor.progress.store import default_data_dir
+
+    return read_sqlite(data_dir or default_data_dir())

@@ -1,0 +1,271 @@
+"""The teacher's report: how each learner, each question and each misconception is doing.
+
+Built from the class's progress (read-only) and the lesson content; the models below are
+the JSON `tutor report --json` prints, and the table and CSV are made from them. Guests
+are counted (their sessions) and never listed: their progress is not kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from tutor.content.models import Lesson, Question, QuizFront, Summary, WrapupFront
+from tutor.progress.classview import Attempt, ClassProgress
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+FINGERPRINT_SHOWN = 15  # "SHA256:" and the hash's first 8 characters
+
+
+class QuestionMark(BaseModel):
+    question: str
+    attempts: int
+    last_right: bool | None  # None: not answered
+
+
+class LearnerRow(BaseModel):
+    name: str
+    learner: str
+    pages_reached: int
+    pages_total: int
+    furthest_page: int | None
+    last_seen: datetime | None
+    questions: list[QuestionMark]
+    summary_submitted: bool
+    claims_met: list[str] | None  # None: no summary written, or no grader to read it
+    claims_total: int
+    misconceptions: list[str]
+    # the self-check: of the reference claims of the items the learner checked (summary,
+    # text questions), how many they marked as covered by their own answer
+    self_check_covered: int
+    self_check_total: int
+
+
+class QuestionRow(BaseModel):
+    question: str
+    type: str
+    prompt: str
+    answered: int
+    right_first_try: float | None  # share of those who answered
+    most_chosen_wrong: str | None
+    most_chosen_wrong_count: int
+
+
+class MisconceptionRow(BaseModel):
+    misconception: str
+    learners: int
+
+
+class LessonReport(BaseModel):
+    lesson: str
+    title: str
+    learners: list[LearnerRow]
+    questions: list[QuestionRow]
+    misconceptions: list[MisconceptionRow]
+
+
+class ClassReport(BaseModel):
+    generated_at: datetime
+    source: str
+    guest_sessions: int
+    graded: bool  # whether summaries and text answers were read by the lesson's grader
+    lessons: list[LessonReport]
+
+
+def display_name(learner: str, names: dict[str, str]) -> str:
+    """The key's comment from the authorized-keys file, else the fingerprint's start.
+
+    Control characters (a comment may hold an escape sequence) are shown as `?`: a
+    name must not be able to move the teacher's cursor or clear their screen."""
+    if learner in names:
+        return _CONTROL.sub("?", names[learner])
+    if learner.startswith("SHA256:") and len(learner) > FINGERPRINT_SHOWN:
+        return learner[:FINGERPRINT_SHOWN] + "…"
+    return learner
+
+
+def _when(stamp: float | None) -> datetime | None:
+    return datetime.fromtimestamp(stamp, UTC) if stamp else None
+
+
+def _questions(lesson: Lesson) -> list[Question]:
+    return [
+        q
+        for page in lesson.pages
+        if isinstance(page.front, QuizFront)
+        for q in page.front.questions
+    ]
+
+
+def _summary(lesson: Lesson) -> Summary | None:
+    for page in lesson.pages:
+        if isinstance(page.front, QuizFront | WrapupFront) and page.front.summary is not None:
+            return page.front.summary
+    return None
+
+
+class _Grader:
+    """The lesson's grader over a learner's free text, when this tutor has one."""
+
+    def __init__(self) -> None:
+        try:
+            from tutor.content import grade
+        except ImportError:
+            self._grade = None
+        else:
+            self._grade = grade
+
+    @property
+    def available(self) -> bool:
+        return self._grade is not None
+
+    def read(self, lesson: Lesson, item: str, text: str) -> dict[str, Any] | None:
+        if self._grade is None or not text.strip():
+            return None
+        rubric = self._grade.rubric_for(lesson, item)
+        return self._grade.grade(rubric, text).model_dump()
+
+
+def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | None, int]:
+    """The wrong option (or value) most often given, and how often."""
+    wrong: Counter[str] = Counter()
+    for attempt in attempts:
+        if attempt.correct:
+            continue
+        answer = attempt.answer
+        if question.type == "single" and isinstance(answer, int):
+            picked = [answer]
+        elif question.type == "multiple" and isinstance(answer, list):
+            picked = [i for i in answer if isinstance(i, int)]
+        elif question.type == "numeric":
+            wrong[str(answer).strip()] += 1
+            continue
+        else:
+            continue
+        for index in picked:
+            if 0 <= index < len(question.choices) and not question.choices[index].correct:
+                wrong[f"{index + 1}. {question.choices[index].text}"] += 1
+    if not wrong:
+        return None, 0
+    (value, count), *_ = wrong.most_common(1)
+    return value, count
+
+
+def lesson_report(
+    lesson: Lesson, progress: ClassProgress, names: dict[str, str], grader: _Grader
+) -> LessonReport:
+    questions = _questions(lesson)
+    summary = _summary(lesson)
+    numbers = {page.number for page in lesson.pages}
+    rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
+    if summary is not None:
+        rubric_sizes["summary"] = len(summary.rubric)
+    attempts = [a for a in progress.attempts if a.lesson == lesson.id]
+    rows: list[LearnerRow] = []
+    showing: dict[str, set[str]] = {}  # misconception -> learners
+    for learner in progress.learners(lesson.id):
+        visits = {
+            page: times
+            for (who, les, page), times in progress.visits.items()
+            if who == learner and les == lesson.id
+        }
+        theirs = [a for a in attempts if a.learner == learner]
+        texts = progress.summaries.get((learner, lesson.id), {})
+        stamps = [last for _, last, _ in visits.values()] + [a.at for a in theirs]
+        stamps += [progress.summary_times.get((learner, lesson.id), 0.0)]
+        stamps += [progress.sessions_seen.get(learner, 0.0)]
+        marks = []
+        for question in questions:
+            tries = [a for a in theirs if a.question == question.id]
+            marks.append(
+                QuestionMark(
+                    question=question.id,
+                    attempts=len(tries),
+                    last_right=tries[-1].correct if tries else None,
+                )
+            )
+        claims_met = None
+        found: set[str] = set()
+        summary_text = "\n".join(texts.values())
+        graded = grader.read(lesson, "summary", summary_text) if summary else None
+        if graded is not None:
+            claims_met = [c["id"] for c in graded["claims"] if c["met"]]
+            found |= {m["id"] for m in graded["misconceptions"] if m["matched"]}
+        for question in questions:
+            tries = [a for a in theirs if a.question == question.id]
+            if question.type == "text" and tries and isinstance(tries[-1].answer, str):
+                answer = grader.read(lesson, question.id, tries[-1].answer)
+                if answer is not None:
+                    found |= {m["id"] for m in answer["misconceptions"] if m["matched"]}
+        for misconception in found:
+            showing.setdefault(misconception, set()).add(learner)
+        checked = {
+            item: claims
+            for (who, les, item), claims in progress.self_checks.items()
+            if who == learner and les == lesson.id
+        }
+        reached = sorted(page for page in visits if page in numbers)
+        rows.append(
+            LearnerRow(
+                name=display_name(learner, names),
+                learner=learner,
+                pages_reached=len(reached),
+                pages_total=len(lesson.pages),
+                furthest_page=reached[-1] if reached else None,
+                last_seen=_when(max(stamps)),
+                questions=marks,
+                summary_submitted=(learner, lesson.id) in progress.submitted,
+                claims_met=claims_met,
+                claims_total=len(summary.rubric) if summary else 0,
+                misconceptions=sorted(found),
+                self_check_covered=sum(len(claims) for claims in checked.values()),
+                self_check_total=sum(rubric_sizes.get(item, 0) for item in checked),
+            )
+        )
+    rows.sort(key=lambda row: (row.name.casefold(), row.learner))
+    question_rows = []
+    for question in questions:
+        tries = [a for a in attempts if a.question == question.id]
+        first: dict[str, bool] = {}
+        for attempt in tries:
+            first.setdefault(attempt.learner, attempt.correct)
+        wrong, wrong_count = _wrong_choice(question, tries)
+        question_rows.append(
+            QuestionRow(
+                question=question.id,
+                type=question.type,
+                prompt=question.prompt,
+                answered=len(first),
+                right_first_try=sum(first.values()) / len(first) if first else None,
+                most_chosen_wrong=wrong,
+                most_chosen_wrong_count=wrong_count,
+            )
+        )
+    misconceptions = [
+        MisconceptionRow(misconception=name, learners=len(who))
+        for name, who in sorted(showing.items(), key=lambda item: (-len(item[1]), item[0]))
+    ]
+    return LessonReport(
+        lesson=lesson.id,
+        title=lesson.card.title,
+        learners=rows,
+        questions=question_rows,
+        misconceptions=misconceptions,
+    )
+
+
+def class_report(
+    lessons: list[Lesson], progress: ClassProgress, names: dict[str, str], source: str
+) -> ClassReport:
+    grader = _Grader()
+    return ClassReport(
+        generated_at=datetime.now(UTC),
+        source=source,
+        guest_sessions=progress.guest_sessions,
+        graded=grader.available,
+        lessons=[lesson_report(lesson, progress, names, grader) for lesson in lessons],
+    )

@@ -1,0 +1,174 @@
+"""What a progress store offers, whatever keeps it, and how one is chosen and opened.
+
+`open_store` picks the backend: a guest gets an in-memory SQLite store that writes
+nothing; a `postgresql://` URL (from `--database` or TUTOR_DATABASE) gets PostgreSQL;
+everything else the SQLite file in the data dir.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+DATABASE_ENV = "TUTOR_DATABASE"
+_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+# What one learner may store, so that one learner cannot fill a shared server's disk:
+# every text is cut at MAX_TEXT_CHARS (the widgets show the count and stop there too),
+# a summary submitted again unchanged is not stored again, and the rows that grow with
+# each press are capped. Everything else is one row per page or section.
+MAX_TEXT_CHARS = 2000
+MAX_ATTEMPTS_PER_QUESTION = 100
+MAX_SUBMISSIONS_PER_LESSON = 20
+
+
+class StoreError(RuntimeError):
+    """The progress store cannot be used (written by a newer tutor, unreachable, ...)."""
+
+
+class StoreLimitError(StoreError):
+    """A write that would pass one of the per-learner limits above; its message is the
+    sentence the learner reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuizAttempt:
+    question: str
+    answer: Any
+    correct: bool
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    lesson: str
+    page: int
+
+
+class ProgressStore(Protocol):
+    """All reads and writes of one learner's progress; every write is committed before the
+    call returns, so a killed session loses nothing it was told was saved."""
+
+    learner: str
+    guest: bool
+    # told when a write fails (disk full, file broken, database gone, a limit): the app
+    # says so and goes on; without it, the error is raised
+    on_write_error: Callable[[Exception], None] | None
+
+    @property
+    def location(self) -> str | None:
+        """Where the progress is kept, as a person reads it (None for a guest)."""
+
+    def close(self) -> None: ...
+
+    def visit_page(self, lesson: str, page: int) -> None: ...
+    def visited_pages(self, lesson: str) -> set[int]: ...
+    def lesson_page(self, lesson: str) -> int | None: ...
+    def last_position(self) -> Position | None: ...
+
+    def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None: ...
+    def attempts(self, lesson: str, question: str) -> list[QuizAttempt]: ...
+    def last_attempt(self, lesson: str, question: str) -> QuizAttempt | None: ...
+
+    def save_summary(self, lesson: str, section: str, text: str) -> None: ...
+    def summary(self, lesson: str) -> dict[str, str]: ...
+    def submit_summary(self, lesson: str, sections: dict[str, str]) -> None: ...
+    def summary_submitted(self, lesson: str) -> bool: ...
+
+    def save_self_check(self, lesson: str, item: str, claims: list[str]) -> None: ...
+    def self_check(self, lesson: str, item: str) -> list[str]: ...
+
+
+def default_learner() -> str:
+    """The OS user: one learner per account unless `--learner` says otherwise."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "learner"
+
+
+def default_data_dir() -> Path:
+    """`TUTOR_DATA_DIR` if set, else the platform's user data dir."""
+    override = os.environ.get("TUTOR_DATA_DIR")
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("embedding-tutor", appauthor=False))
+
+
+def default_database() -> str | None:
+    """`TUTOR_DATABASE`: a PostgreSQL URL that replaces the SQLite file when set."""
+    return os.environ.get(DATABASE_ENV) or None
+
+
+def guest_requested() -> bool:
+    """`tutor serve` marks guest sessions with TUTOR_GUEST=1: nothing is saved for them."""
+    return os.environ.get("TUTOR_GUEST", "") not in ("", "0")
+
+
+def check_database_url(url: str) -> str:
+    """The URL itself, or a StoreError that says what is accepted."""
+    if not url.startswith(_URL_SCHEMES):
+        raise StoreError(
+            f"{redact(url)}: a progress database is a postgresql://user@host/dbname URL; "
+            "for the SQLite file, give a data dir instead"
+        )
+    return url
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    url = re.sub(r"(://[^:/@?#]*):[^@/?#]*@", r"\1:***@", url)
+    return re.sub(r"(password=)[^&\s]*", r"\1***", url)
+
+
+def open_store(
+    learner: str,
+    data_dir: Path | None = None,
+    *,
+    database: str | None = None,
+    guest: bool = False,
+) -> ProgressStore:
+    """The learner's store on the backend the arguments name (see the module docstring)."""
+    if guest or database is None:
+        from tutor.progress.sqlite import SqliteStore
+
+        return SqliteStore(learner, data_dir, guest=guest)
+    from tutor.progress.postgres import PostgresStore
+
+    return PostgresStore(learner, check_database_url(database))
+
+
+def open_in_background(
+    learner: str,
+    data_dir: Path | None = None,
+    *,
+    database: str | None = None,
+    guest: bool = False,
+) -> Future[ProgressStore]:
+    """The store, opened on a thread while the caller goes on (imports Textual).
+
+    Why: a first start creates the file and switches it to WAL, which waits on the disk
+    (~7 ms); that wait releases the GIL, so it overlaps the import (~160 ms of Python) and
+    the learner's first screen comes sooner. `result()` raises what opening raised. A bare
+    thread, not a ThreadPoolExecutor: that would import its queue machinery on every start.
+    """
+    opened: Future[ProgressStore] = Future()
+
+    def open_it() -> None:
+        try:
+            opened.set_result(open_store(learner, data_dir, database=database, guest=guest))
+        except BaseException as exc:  # handed to the caller's result()
+            opened.set_exception(exc)
+
+    threading.Thread(target=open_it, name="open-progress", daemon=True).start()
+    return opened

@@ -1,0 +1,324 @@
+"""Starting one learner's tutor: its command line, environment and pty, and how it ends.
+
+Everything about a session's child process lives here, on both sides of the spawn: the
+server side (ChildTerminal: spawn, copy bytes with flow control, reap) and the child's
+first steps (`python -m tutor.serve.child SERVER_PID ARGS...`: tie its life to the
+server's, then run `tutor ARGS...`).
+
+Textual's driver owns the process's terminal, so sessions cannot share a process: each
+learner gets a child whose controlling terminal is a fresh pty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import re
+import signal
+import sys
+import termios
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES
+from tutor.serve.identity import Identity
+
+MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
+DEFAULT_TERM = "xterm-256color"
+_SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+# Sent by the client (OpenSSH: -o SetEnv=NAME=value) and passed on because they only
+# change how the app draws; anything else in them (escapes, 200 KB) is dropped.
+_CLIENT_COLOUR_VARS = {
+    "COLORTERM": re.compile(r"truecolor|24bit"),
+    "NO_COLOR": re.compile(r"[!-~]{0,16}"),
+}
+_TERM_GRACE_SECONDS = 3.0
+
+# Flow control toward the child: above HIGH_WATER queued bytes the session stops reading
+# its SSH channel (the client's window closes), and reads again once the queue is empty.
+# MAX_PENDING is the hard bound should a caller ignore write()'s answer.
+HIGH_WATER = 64 * 1024
+MAX_PENDING = 1024 * 1024
+
+# every signal a child may have inherited as ignored or handled goes back to its default
+# (SIGHUP ignored under nohup kept children looping on a dead pty)
+_RESETTABLE_SIGNALS = signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}
+_PR_SET_PDEATHSIG = 1
+# the child's end of the pipe its crash report comes down (tutor.crash)
+CRASH_FD = 3
+
+
+def child_argv(app_args: Sequence[str], learner_id: str) -> list[str]:
+    """The child's command line: this module's entry, then `tutor`'s own arguments."""
+    return [
+        sys.executable,
+        "-P",
+        "-m",
+        "tutor.serve.child",
+        str(os.getpid()),
+        *app_args,
+        "--learner",
+        learner_id,
+    ]
+
+
+def child_environment(
+    term: str | None,
+    client_env: Mapping[str, str],
+    data_dir: Path,
+    identity: Identity,
+    database: str | None = None,
+) -> dict[str, str]:
+    """The child's whole environment: nothing leaks in from the server's own.
+
+    TERM comes from the client (sanitised, since it is client-controlled). OpenSSH never
+    sends COLORTERM unless asked to, so a `*-direct` TERM also counts as truecolor.
+    """
+    term = term if term and _SAFE_TERM.fullmatch(term) else DEFAULT_TERM
+    package_parent = Path(__file__).resolve().parents[2]
+    env = {
+        "TERM": term,
+        "LANG": "C.UTF-8",
+        "PATH": MINIMAL_PATH,
+        "TUTOR_DATA_DIR": str(data_dir),
+        "TUTOR_LEARNER": identity.learner_id,
+        "TUTOR_REMOTE": "1",
+        # the child imports the very tutor package the server runs
+        "PYTHONPATH": str(package_parent),
+        # many learners share the cores: one numeric thread per session
+        "OMP_NUM_THREADS": "1",
+        CRASH_FD_VARIABLE: str(CRASH_FD),
+    }
+    for name, allowed in _CLIENT_COLOUR_VARS.items():
+        value = client_env.get(name)
+        if isinstance(value, str) and allowed.fullmatch(value):
+            env[name] = value
+    if "COLORTERM" not in env and term.endswith("-direct"):
+        env["COLORTERM"] = "truecolor"
+    if identity.guest:
+        env["TUTOR_GUEST"] = "1"
+    elif database is not None:
+        env["TUTOR_DATABASE"] = database
+    # the admin's `--live-training N` and its run counter (tutor/core/live.py)
+    env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
+    return env
+
+
+class ChildTerminal:
+    """A child process whose controlling terminal is a new pty, and the pty's master end.
+
+    posix_spawn with setsid opens the pty slave as the new session leader, which makes it
+    the controlling terminal, so window-size changes on the master raise SIGWINCH in the
+    app. The child is reaped through a pidfd, without a SIGCHLD handler. A crash report,
+    if the child writes one, arrives on a pipe (fd 3 in the child) and is kept in
+    `crash_report`.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        size: tuple[int, int],
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[int], None],
+        on_drained: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._on_output = on_output
+        self._on_exit = on_exit
+        self._on_drained = on_drained
+        self._pending = bytearray()
+        self._reading = False
+        self._source_paused = False  # write() said stop; on_drained says go on
+        self.dropped = 0  # input bytes beyond MAX_PENDING, thrown away
+        self.returncode: int | None = None
+        self.exited: asyncio.Future[int] = self._loop.create_future()
+        self.crash_report = bytearray()
+        self.master, slave = os.openpty()
+        self._crash_pipe, crash_end = os.pipe()
+        try:
+            termios.tcsetwinsize(self.master, (size[1], size[0]))
+            self.pid = os.posix_spawn(
+                argv[0],
+                list(argv),
+                dict(env),
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
+                    (os.POSIX_SPAWN_DUP2, 0, 1),
+                    (os.POSIX_SPAWN_DUP2, 0, 2),
+                    (os.POSIX_SPAWN_DUP2, crash_end, CRASH_FD),
+                ],
+                setsid=True,
+                setsigdef=_RESETTABLE_SIGNALS,
+                setsigmask=set(),
+            )
+        except BaseException:
+            os.close(self.master)
+            os.close(self._crash_pipe)
+            raise
+        finally:
+            os.close(slave)
+            os.close(crash_end)
+        os.set_blocking(self.master, False)
+        os.set_blocking(self._crash_pipe, False)
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
+            self._signal(signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.master)
+            os.close(self._crash_pipe)
+            raise
+        self._loop.add_reader(self._pidfd, self._reap)
+        self._loop.add_reader(self._crash_pipe, self._read_crash_report)
+        self.resume_output()
+
+    @property
+    def running(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def resize(self, cols: int, rows: int) -> None:
+        if self.running:
+            termios.tcsetwinsize(self.master, (rows, cols))
+
+    def write(self, data: bytes) -> bool:
+        """Queue the learner's input; a busy child never blocks the server.
+
+        False means "stop sending until on_drained is called": the caller pauses its
+        source. Whatever would go past MAX_PENDING is dropped.
+        """
+        if not self.running:
+            return True
+        room = MAX_PENDING - len(self._pending)
+        if len(data) > room:
+            self.dropped += len(data) - room
+            data = data[:room]
+        self._pending += data
+        self._flush()
+        self._source_paused = len(self._pending) >= HIGH_WATER
+        return not self._source_paused
+
+    def _flush(self) -> None:
+        try:
+            while self._pending:
+                written = os.write(self.master, self._pending)
+                del self._pending[:written]
+        except BlockingIOError:
+            self._loop.add_writer(self.master, self._flush)
+            return
+        except OSError:
+            self._pending.clear()
+        self._loop.remove_writer(self.master)
+        if self._source_paused:
+            self._source_paused = False
+            self._on_drained()
+
+    def pause_output(self) -> None:
+        if self._reading:
+            self._loop.remove_reader(self.master)
+            self._reading = False
+
+    def resume_output(self) -> None:
+        if not self._reading and self.running:
+            self._loop.add_reader(self.master, self._read)
+            self._reading = True
+
+    def _read(self) -> None:
+        try:
+            data = os.read(self.master, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EIO:  # EIO: every slave fd is closed
+                raise
+            data = b""
+        if data:
+            self._on_output(data)
+        else:
+            self.pause_output()
+
+    def _read_crash_report(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            data = os.read(self._crash_pipe, 65536)
+            if data:
+                self.crash_report += data[: MAX_REPORT_BYTES - len(self.crash_report)]
+            else:  # the child closed its end (it exits)
+                self._loop.remove_reader(self._crash_pipe)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self._on_output(data)
+
+    def _reap(self) -> None:
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid == 0:
+            return
+        self._loop.remove_reader(self._pidfd)
+        os.close(self._pidfd)
+        self.pause_output()
+        self._loop.remove_writer(self.master)
+        self._pending.clear()
+        self._drain()
+        os.close(self.master)
+        self._loop.remove_reader(self._crash_pipe)
+        with contextlib.suppress(OSError):
+            while data := os.read(self._crash_pipe, 65536):
+                self.crash_report += data[: MAX_REPORT_BYTES - len(self.crash_report)]
+        os.close(self._crash_pipe)
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self.exited.set_result(self.returncode)
+        self._on_exit(self.returncode)
+
+    async def terminate(self) -> int:
+        """Hang up on the child as a closing terminal would, then kill it if it lingers."""
+        if self.running:
+            self._signal(signal.SIGHUP)
+            try:
+                await asyncio.wait_for(asyncio.shield(self.exited), _TERM_GRACE_SECONDS)
+            except TimeoutError:
+                self._signal(signal.SIGKILL)
+        return await self.exited
+
+    def _signal(self, signum: int) -> None:
+        # the child leads its own session and process group; anything it started goes too
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signum)
+
+
+def die_with_server(server_pid: int) -> None:
+    """In the child: be killed when the server dies, however it dies (kill -9 included).
+
+    The kernel sends the signal when the parent exits; a server that died before the
+    request took effect is caught by comparing the parent with the pid it gave.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != server_pid:
+        os._exit(1)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m tutor.serve.child SERVER_PID ARGS...`: the session's tutor."""
+    die_with_server(int(argv[0]))
+    from tutor.cli import main as tutor_main
+
+    return tutor_main(list(argv[1:]))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,154 @@
+"""A free-text answer's feedback: what the grader found, then the learner's own check.
+
+The grader (tutor/content/grade.py) says which claims the answer asserts, which it denies
+(quoting the learner's clause) and which misconceptions it states, each with a pointed
+correction. A grader can still miss a paraphrase, so the reference claims follow as
+checkboxes: the learner ticks the ones they covered, as courses with free-text answers do,
+and the ticks are saved. Grading runs in a worker: the first answer loads jieba (~0.3 s).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Checkbox, Static
+
+from tutor.content.grade import MAX_CHARS, Grade, Rubric, grade
+from tutor.tui.context import tutor_context
+
+if TYPE_CHECKING:
+    from tutor.content.models import Misconception, RubricClaim
+
+
+def styled_lines(lines: list[tuple[str, str]]) -> Content:
+    """Feedback lines, each with its style, as one Content."""
+    parts: list[str | tuple[str, str]] = []
+    for text, style in lines:
+        parts += [(text, style), "\n"]
+    return Content.assemble(*parts[:-1])
+
+
+class RubricFeedback(Vertical):
+    DEFAULT_CSS = """
+    RubricFeedback { height: auto; display: none; }
+    RubricFeedback.-shown { display: block; }
+    RubricFeedback > Static { height: auto; }
+    RubricFeedback #self-check-title { margin: 1 0 0 0; text-style: italic; }
+    RubricFeedback #self-check { height: auto; }
+    """
+
+    class Graded(Message):
+        """An answer was graded; bubbles to the question or summary that asked."""
+
+        def __init__(self, result: Grade, text: str, request: int, record: bool) -> None:
+            super().__init__()
+            self.result = result
+            self.text = text
+            self.request = request
+            self.record = record
+
+    def __init__(self, rubric: Rubric, lesson_id: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rubric = rubric
+        self.lesson_id = lesson_id
+        self.result: Grade | None = None
+        self.lines: list[tuple[str, str]] = []
+        self._request = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="findings")
+        yield Static(id="self-check-title")
+        yield Vertical(id="self-check")
+
+    def grade(self, text: str, *, record: bool) -> None:
+        """Grade `text` in the background; `record` travels to the Graded message."""
+        self._request += 1
+        self.add_class("-shown")
+        self._show([(tutor_context(self).t("quiz.grading"), "dim italic")])
+        self._grade(text, self._request, record)
+
+    @work(thread=True, group="rubric")
+    def _grade(self, text: str, request: int, record: bool) -> None:
+        self.post_message(self.Graded(grade(self.rubric, text), text, request, record))
+
+    def on_rubric_feedback_graded(self, message: Graded) -> None:
+        if message.request != self._request:  # a newer answer is being graded
+            message.stop()
+            return
+        self.result = message.result
+        self._show(self._findings(message.result))
+        self._offer_self_check()
+
+    def _findings(self, result: Grade) -> list[tuple[str, str]]:
+        ctx = tutor_context(self)
+        lines: list[tuple[str, str]] = []
+        for verdict in result.claims:
+            claim = self._claim_text(self.rubric.claim(verdict.id))
+            if verdict.met:
+                lines.append((ctx.t("quiz.covered", claim=claim), "$text-success"))
+            elif verdict.contradicted_by:
+                name, _correction = self._misconception_text(
+                    self.rubric.misconception(verdict.contradicted_by)
+                )
+                said = ctx.t("quiz.contradicted", evidence=verdict.evidence, name=name, claim=claim)
+                lines.append((said, "bold"))
+            elif verdict.denied:
+                lines.append((ctx.t("quiz.denied", evidence=verdict.evidence, claim=claim), "bold"))
+            else:
+                lines.append((ctx.t("quiz.missing", claim=claim), "bold"))
+        for found in result.matched:
+            misconception = self.rubric.misconception(found.id)
+            name, correction = self._misconception_text(misconception)
+            said = ctx.t("quiz.misconception", name=name, evidence=found.evidence)
+            lines += [(said, "bold $text-warning"), (f"  → {correction}", "")]
+        if result.truncated:
+            lines.append((ctx.t("quiz.truncated", limit=f"{MAX_CHARS:,}"), "italic"))
+        return lines
+
+    def _offer_self_check(self) -> None:
+        """The reference claims as checkboxes, once, ticked as the learner last left them."""
+        box = self.query_one("#self-check", Vertical)
+        if box.children:
+            return
+        ctx = tutor_context(self)
+        ticked = set(ctx.store.self_check(self.lesson_id, self.rubric.item))
+        self.query_one("#self-check-title", Static).update(ctx.t("quiz.self_check"))
+        box.mount_all(
+            Checkbox(
+                self._claim_text(claim), claim.id in ticked, compact=True, id=f"check-{claim.id}"
+            )
+            for claim in self.rubric.claims
+        )
+
+    @on(Checkbox.Changed, "#self-check Checkbox")
+    def _ticked(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        boxes = self.query("#self-check Checkbox").results(Checkbox)
+        ticked = {box.id for box in boxes if box.value}
+        claims = [claim.id for claim in self.rubric.claims if f"check-{claim.id}" in ticked]
+        tutor_context(self).store.save_self_check(self.lesson_id, self.rubric.item, claims)
+
+    def _claim_text(self, claim: RubricClaim) -> str:
+        return claim.claim_zh if tutor_context(self).lang == "zh" else claim.claim_en
+
+    def _misconception_text(self, misconception: Misconception) -> tuple[str, str]:
+        if tutor_context(self).lang == "zh":
+            return misconception.name_zh, misconception.correction_zh
+        return misconception.name_en, misconception.correction_en
+
+    def _show(self, lines: list[tuple[str, str]]) -> None:
+        self.lines = lines
+        self.query_one("#findings", Static).update(styled_lines(lines))
+
+    def plain_text(self) -> str:
+        lines = [text for text, _style in self.lines]
+        boxes = list(self.query("#self-check Checkbox").results(Checkbox))
+        if boxes:
+            lines.append(tutor_context(self).t("quiz.self_check"))
+            lines += [f"[{'x' if box.value else ' '}] {box.label}" for box in boxes]
+        return "\n".join(lines)
