@@ -53,10 +53,14 @@ def check_memory(r: dict) -> None:
 
 def check_keys(r: dict) -> None:
     interactions = r["interactions"]
+    from tutor.core.live import torch_available
+
     assert set(interactions) == {
         "heatmap_toggle",
         "neighbours_new_token",
         "token_strip_paste_2000",
+        "training_scrub",
+        *(["training_scrub_live_run"] if torch_available() else []),
     }
     for figures in interactions.values():
         assert figures["n"] == r["presses_each"] == 3
