@@ -149,11 +149,11 @@ class TrainingWidget(WidgetConfig):
     the neighbours of a few of them, the loss and the category contrast."""
 
     tokens: list[str] = Field(min_length=2, max_length=40)
-    """Tokens in the heatmap (2 to 40); each one token of the project model."""
-    neighbours: list[str] = Field(default=[], max_length=5)
-    """Up to 5 of them whose nearest tokens are listed at each checkpoint."""
+    """The heatmap's tokens (2 to 40), each one token recorded during training."""
+    neighbours: list[str] = Field(default_factory=list, max_length=5)
+    """Up to 5 tokens whose nearest recorded tokens are listed at each step."""
     k: int = Field(default=5, ge=1, le=20)
-    """How many neighbours to list (1 to 20)."""
+    """How many nearest tokens to list for each (1 to 20)."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -29,19 +28,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from tutor.core.live import (
-    STEPS,
-    WIDTHS,
-    Failed,
-    Finished,
-    LiveRun,
-    Reached,
-    SlotBusy,
-    Started,
-    recording_of,
-    why_not,
-)
-from tutor.tui.context import tutor_context
+from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.update import update_in_place
 
@@ -49,6 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tutor.content.widgets import TrainingWidget
+    from tutor.core.live import LiveRun, Reached
     from tutor.core.similarity import Neighbour
     from tutor.core.trajectory import Trajectory, TrajectoryRecording
 
@@ -107,6 +96,23 @@ def prepare(
             )
         )
     return RunView(views, run.steps[-1], math.log(vocab_size), len(run.tokens), errors)
+
+
+Prepared = tuple[RunView | None, str, Path | None]  # the run, why not, the model's folder
+
+
+def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
+    """In a worker: open the model and its recorded run, and prepare every checkpoint."""
+    from tutor.core.trajectory import TrajectoryError, load
+
+    try:
+        model = ctx.models.get()
+    except (ValueError, OSError) as exc:
+        return None, str(exc), None
+    try:
+        return prepare(load(model.path), config, model.scheme.vocab_size), "", model.path
+    except (TrajectoryError, ValueError, OSError) as exc:
+        return None, str(exc), model.path
 
 
 class KeptLines(Widget):
@@ -208,7 +214,7 @@ class StepGrid(KeptLines):
         return Content.assemble(*parts)
 
 
-class TrainingRun(Vertical, can_focus=True):
+class TrainingRun(Asking, Vertical, can_focus=True):
     """←/→ move one checkpoint; home/end jump to the first and the last step; enter trains
     a run of the learner's own (w and s choose its width and steps), x cancels it, b shows
     the recorded run again. (t, r, n, p, h and q keep their app and page meanings.)"""
@@ -232,13 +238,6 @@ class TrainingRun(Vertical, can_focus=True):
     """
 
     index: reactive[int] = reactive(0, init=False)
-
-    class Prepared(Message):
-        def __init__(self, run: RunView | None, error: str, model_dir: Path | None) -> None:
-            super().__init__()
-            self.run = run
-            self.error = error
-            self.model_dir = model_dir
 
     class LiveEvent(Message):
         """A line from the learner's own run, read on the run's thread."""
@@ -272,28 +271,11 @@ class TrainingRun(Vertical, can_focus=True):
     def on_mount(self) -> None:
         self.query_one(StepPlot).display = False
         self.query_one("#caption").display = False
-        self._prepare()
+        ctx, config = tutor_context(self), self.config
+        self.ask(lambda: load_run(ctx, config), self._prepared)
 
-    @work(thread=True, exclusive=True, group="training")
-    def _prepare(self) -> None:
-        from tutor.core.trajectory import TrajectoryError, load
-
-        ctx = tutor_context(self)
-        try:
-            model = ctx.models.get()
-        except (ValueError, OSError) as exc:
-            self.post_message(self.Prepared(None, str(exc), None))
-            return
-        try:
-            run = prepare(load(model.path), self.config, model.scheme.vocab_size)
-        except (TrajectoryError, ValueError, OSError) as exc:
-            self.post_message(self.Prepared(None, str(exc), model.path))
-            return
-        self.post_message(self.Prepared(run, "", model.path))
-
-    def on_training_run_prepared(self, message: Prepared) -> None:
-        message.stop()
-        self.run, self.error, self.model_dir = message.run, message.error, message.model_dir
+    def _prepared(self, prepared: Prepared) -> None:
+        self.run, self.error, self.model_dir = prepared
         self.recorded = self.run
         self._show_live()
         if self.run is None:
@@ -306,11 +288,6 @@ class TrainingRun(Vertical, can_focus=True):
         self.query_one("#caption").display = True
         self.index = 0
         self._show()
-
-    @property
-    def computing(self) -> bool:
-        """The run is still being prepared (named apart from Textual's `loading`)."""
-        return self.run is None and not self.error
 
     def action_scrub(self, delta: int) -> None:
         if self.run is not None:
@@ -338,17 +315,23 @@ class TrainingRun(Vertical, can_focus=True):
     # the learner's own run ---------------------------------------------------
 
     def action_choose_width(self) -> None:
+        from tutor.core.live import WIDTHS
+
         if self.live is None:
             self.width_choice = (self.width_choice + 1) % len(WIDTHS)
             self._show_live()
 
     def action_choose_steps(self) -> None:
+        from tutor.core.live import STEPS
+
         if self.live is None:
             self.steps_choice = (self.steps_choice + 1) % len(STEPS)
             self._show_live()
 
     def action_train(self) -> None:
         """Start a run in a child process (from this, the UI thread: see LiveRun)."""
+        from tutor.core.live import STEPS, WIDTHS, LiveRun, SlotBusy, why_not
+
         ctx = tutor_context(self)
         if self.live is not None or self.model_dir is None:
             return
@@ -370,11 +353,15 @@ class TrainingRun(Vertical, can_focus=True):
         import tempfile
         import time
 
+        from tutor.progress.store import default_data_dir
+
         name = f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
-        path = tutor_context(self).store.path
-        if path is None:
+        store = tutor_context(self).store
+        if store.guest:
             return Path(tempfile.mkdtemp(prefix="tutor-run-")) / name
-        return path.parent / "runs" / name
+        progress_file = getattr(store, "path", None)  # SQLite's; a database has none
+        folder = progress_file.parent if progress_file is not None else default_data_dir()
+        return folder / "runs" / name
 
     def _relay(self, event: object) -> None:
         """Called on the run's reader thread: hand the line to the UI thread."""
@@ -383,6 +370,8 @@ class TrainingRun(Vertical, can_focus=True):
             self.post_message(self.LiveEvent(live, event))
 
     def on_training_run_live_event(self, message: LiveEvent) -> None:
+        from tutor.core.live import Failed, Finished, Reached, Started, recording_of
+
         message.stop()
         if message.run is not self.live:
             return  # a line from a run already cancelled
@@ -452,6 +441,10 @@ class TrainingRun(Vertical, can_focus=True):
         self._show_live()
 
     def _show_live(self) -> None:
+        """The own-run line; shown once the run is prepared (its worker has imported the
+        core, so this import costs the UI thread nothing)."""
+        from tutor.core.live import STEPS, WIDTHS
+
         ctx = tutor_context(self)
         choice = ctx.t(
             "train.live.choice", d=WIDTHS[self.width_choice], steps=STEPS[self.steps_choice]
