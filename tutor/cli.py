@@ -11,18 +11,23 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SCHEMES = ("project", "codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
-NEIGHBOUR_SCHEMES = ("id", "onehot", "before", "after")
+from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
+
+SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
 # subcommand -> module in tutor.commands that has `run(args) -> int`
 _HANDLERS = {
     None: "app",
     "lesson": "app",
+    "explore": "app",
     "check": "check",
     "grade": "grade",
+    "new": "new",
+    "preview": "preview",
     "tokenize": "inspect",
     "neighbours": "inspect",
     "similarity": "inspect",
+    "analogy": "inspect",
     "facts": "inspect",
     "train": "train",
     "assets": "assets",
@@ -69,8 +74,32 @@ def build_parser() -> argparse.ArgumentParser:
     lesson.add_argument("lesson_id", metavar="LESSON")
     lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
 
+    sub.add_parser(
+        "explore",
+        help="any model's tokens, neighbours, analogy, heatmap and table shape "
+        "(default: the shipped model; --model DIR for another)",
+    )
+
     check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+    check.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the JSON Schema of lesson and page front matter and widget blocks",
+    )
+    check.add_argument("--out", type=Path, metavar="FILE", help="with --schema: write it here")
+
+    new = sub.add_parser("new", help="start a lesson: one page of each kind, passing check")
+    new.add_argument("what", choices=("lesson",))
+    new.add_argument("lesson_id", metavar="ID")
+    new.add_argument(
+        "folder", nargs="?", type=Path, default=Path(), metavar="DIR", help="default: here"
+    )
+
+    preview = sub.add_parser("preview", help="open lessons and reload each page as you save it")
+    preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
+    preview.add_argument("--lesson", metavar="ID", help="open this lesson")
+    preview.add_argument("--page", type=int, metavar="N", help="at this page")
 
     grade = sub.add_parser(
         "grade", help="grade a free-text answer against a lesson's rubric (claims, misconceptions)"
@@ -100,8 +129,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
-    sim.add_argument("--stage", choices=("before", "after"), default="after")
+    sim.add_argument("--stage", choices=STAGES, default="after")
     sim.add_argument("--json", action="store_true")
+
+    ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
+    ana.add_argument("a", metavar="A")
+    ana.add_argument("b", metavar="B")
+    ana.add_argument("c", metavar="C")
+    ana.add_argument("--k", type=int, default=5)
+    ana.add_argument("--stage", choices=("before", "after"), default="after")
+    ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
     facts.add_argument("--key", metavar="K")

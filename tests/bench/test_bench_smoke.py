@@ -65,12 +65,18 @@ def check_keys(r: dict) -> None:
 
 
 def check_search(r: dict) -> None:
-    assert (r["vocab"], r["dim"], r["k"]) == (4096, 64, 10)
-    assert r["table_mb"] == 1.0
-    assert positive(r["query_median_ms"]) and positive(r["sum_median_ms"])
-    assert positive(r["ratio_query_to_sum"])
-    # the table is mapped, not copied: what RSS gains is file pages
-    assert r["rss_anon_growth_mb"] < r["table_mb"] + 1
+    assert r["k"] == 10
+    f32, bf16 = r["tables"]
+    assert [(t["vocab"], t["dim"], t["dtype"]) for t in r["tables"]] == [
+        (4096, 64, "F32"),
+        (4096, 64, "BF16"),
+    ]
+    assert (f32["table_mb"], bf16["table_mb"]) == (1.0, 0.5)
+    for table in r["tables"]:
+        assert positive(table["query_median_ms"]) and positive(table["read_median_ms"])
+        assert positive(table["ratio_query_to_read"])
+        # the table is mapped, not copied: what RSS gains is file pages
+        assert table["rss_anon_growth_mb"] < table["table_mb"] * 2 + 2
 
 
 def check_train(r: dict) -> None:
@@ -109,6 +115,13 @@ def check_grade(r: dict) -> None:
         assert figures["claims_met"] == 4 and figures["truncated"] is False
 
 
+def check_preview(r: dict) -> None:
+    assert r["rounds"] == r["save_to_shown"]["n"] == 2
+    assert r["watcher_report_to_page_reopened"]["median_ms"] > 0
+    assert r["watcher_report_to_page_reopened"]["max_ms"] <= r["save_to_shown"]["max_ms"]
+    assert positive(r["load_lessons_once_ms"])
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -118,6 +131,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "ssh": check_ssh,
     "report": check_report,
     "grade": check_grade,
+    "preview": check_preview,
 }
 
 

@@ -205,6 +205,23 @@ def test_rendered_problem_marks_the_spot_under_wide_characters() -> None:
     )
 
 
+def test_rendered_problem_at_a_width_cuts_the_line_and_keeps_the_caret_on_its_piece() -> None:
+    excerpt = "标题: " + "很长的标题" * 6 + " {{fact:x}} 结束"
+    problem = Problem(Path("a/01-x.md"), 3, excerpt.index("{") + 1, "error", "bad key", excerpt, 10)
+    assert render_problem(problem, 24) == (
+        "a/01-x.md:3:36: bad key\n"
+        "  |\n"
+        "3 | 标题: 很长的标题很长\n"
+        "  | 的标题很长的标题很长\n"
+        "  | 的标题很长的标题很长\n"
+        "  | 的标题 {{fact:x}} 结\n"
+        "  |        ^^^^^^^^^^\n"
+        "  |        error\n"
+        "  | 束"
+    )
+    assert render_problem(problem) == render_problem(problem, 200)  # fits: one line
+
+
 def test_check_command_reports_every_problem_and_fails_on_errors(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -26,6 +26,10 @@ FRONT_LINES = st.sampled_from(
         "? [a]\n: b\n",
         "x: &a [*a]\n",
         "k: !!binary aGk=\n",
+        "x: " + "[" * 70 + "\n",
+        "a: &a [x, x]\nb: [*a, *a, *a]\n",
+        'title: "\\e]0;t\\a"\n',
+        "text: {{fact:x}} y\n",
         "\ufeff",
         "\x01",
     ]
@@ -43,6 +47,8 @@ BODY_LINES = st.sampled_from(
         "{{fact:\n",
         "{{fact:x}}\n",
         "\x00\n",
+        "\x1b[2J\x9b31m\n",
+        "{{ fact :\n",
     ]
 )
 

@@ -13,8 +13,9 @@ import pytest
 
 from tests.tui.conftest import settle
 from tests.tui.test_error_screen import BROKEN
+from tutor.cachefile import read_cached, write_cached
 from tutor.content import load_lessons
-from tutor.content.cache import LessonContent, read_cached, write_cached
+from tutor.content.cache import LessonContent
 from tutor.content.index import index_of
 from tutor.core.paths import content_dir
 from tutor.tui import i18n
@@ -40,7 +41,7 @@ def test_a_miss_loads_and_writes_a_hit_reads_the_same_lessons(
     assert not first.from_cache
     assert len(list(cache_dir.glob("lessons-*.json"))) == 1
     loaded = load_lessons(content)
-    assert first.index == index_of(loaded)
+    assert first.index == index_of(loaded.model_dump(mode="json"))
 
     second = LessonContent(content, cache_dir)
     assert second.from_cache
@@ -71,7 +72,7 @@ def test_a_cache_that_is_not_ours_is_a_miss(content: Path, cache_dir: Path) -> N
     LessonContent(content, cache_dir)
     cached = next(cache_dir.glob("lessons-*.json"))
     data = json.loads(cached.read_text(encoding="utf-8"))
-    data["data"]["index"]["lessons"][0]["pages"][0][0] = "one"  # a page number as text
+    data["data"]["lessons"][0]["pages"][0]["number"] = "one"  # a page number as text
     cached.write_text(json.dumps(data), encoding="utf-8")
     assert not LessonContent(content, cache_dir).from_cache
     cached.write_text("{not json", encoding="utf-8")

@@ -13,11 +13,12 @@ import pytest
 from tokenizers import Tokenizer
 
 import tutor.core.facts as facts_module
+from tests.unit.hf_fixture import CONVENTIONS, WORDS, random_table, write_hf_model
 from tests.unit.model_fixture import build_model_dir, byte_bpe_json
 from tests.unit.test_facts import write_assets
 from tutor.cli import main
 from tutor.core.model import open_model
-from tutor.core.similarity import nearest
+from tutor.core.similarity import analogy, nearest
 
 _HF = Tokenizer.from_str(byte_bpe_json())
 
@@ -246,3 +247,63 @@ def test_invalid_utf8_argument_is_a_one_line_error() -> None:
         "tutor: error: text is not valid Unicode: lone surrogate U+DCFF at character 1 "
         "(was the input valid UTF-8?)\n"
     )
+
+
+def test_analogy_json_on_the_shipped_model(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "analogy", "猫", "狗", "汽车", "--k", "4", "--json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert data["query"] == ["猫", "狗", "汽车"] and len(data["neighbours"]) == 4
+    assert list(data["neighbours"][0]) == ["token", "id", "score"]
+    model = open_model(None)
+    expected = analogy(model, "猫", "狗", "汽车", k=4)
+    assert [(n["token"], n["id"]) for n in data["neighbours"]] == [
+        (n.piece, n.id) for n in expected
+    ]
+    assert {"猫", "狗", "汽车"}.isdisjoint(n["token"] for n in data["neighbours"])
+    scores = [n["score"] for n in data["neighbours"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.fixture(scope="module")
+def hf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    table = random_table(64, 8)
+    ids = {w: 2 + i for i, w in enumerate(WORDS)}
+    table[ids["queen"]] = table[ids["king"]] - table[ids["man"]] + table[ids["woman"]]
+    bert = next(c for c in CONVENTIONS if c.name == "bert")
+    return write_hf_model(tmp_path_factory.mktemp("hf") / "bert", bert, table=table, pad_to=128)
+
+
+def test_every_command_works_on_an_hf_model(
+    capsys: pytest.CaptureFixture[str], hf_dir: Path
+) -> None:
+    model = ["--model", str(hf_dir)]
+    code, out, _ = run(capsys, *model, "analogy", "king", "man", "woman", "--json")
+    assert code == 0
+    top = json.loads(out)["neighbours"][0]
+    assert (top["token"], top["id"]) == ("queen", 2 + WORDS.index("queen"))
+    assert top["score"] == pytest.approx(1.0, abs=1e-5)
+    code, out, _ = run(capsys, *model, "tokenize", "cat  dog", "--scheme", "project", "--json")
+    assert code == 0
+    assert [(t["piece"], t["id"], t["start"]) for t in json.loads(out)["tokens"]] == [
+        ("cat", 2, 0),
+        ("dog", 3, 5),
+    ]  # no padding to 128 and the spans are the text's
+    code, out, _ = run(capsys, *model, "neighbours", "cat", "--json")
+    assert code == 0 and json.loads(out)["id"] == 2
+    code, out, _ = run(capsys, *model, "similarity", "cat", "dog", "--json")
+    assert code == 0 and json.loads(out)["matrix"][0][0] == pytest.approx(1.0)
+
+
+def test_a_re_created_before_table_says_so(
+    capsys: pytest.CaptureFixture[str], hf_dir: Path
+) -> None:
+    for argv in (
+        ["similarity", "cat", "dog", "--stage", "before"],
+        ["neighbours", "cat", "--scheme", "before"],
+        ["analogy", "king", "man", "woman", "--stage", "before"],
+    ):
+        code, out, err = run(capsys, "--model", str(hf_dir), *argv)
+        assert (code, err) == (0, "")
+        first = out.splitlines()[0]
+        assert "re-created: normal(0, 0.02)" in first and "not this model's real" in first

@@ -107,7 +107,7 @@ def test_ambiguous_or_missing_embedding_is_an_error(tmp_path: Path) -> None:
         },
         tmp_path / "two.safetensors",
     )
-    with pytest.raises(TableError, match="no embedding tensor"):
+    with pytest.raises(TableError, match="no input embedding table"):
         EmbeddingTable.from_safetensors(tmp_path / "two.safetensors")
     with pytest.raises(TableError, match="file not found"):
         EmbeddingTable.from_safetensors(tmp_path / "none.safetensors")

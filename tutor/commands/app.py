@@ -1,16 +1,25 @@
-"""`tutor` and `tutor lesson ID [--page N]`: open the lesson app."""
+"""`tutor`, `tutor lesson ID [--page N]` and `tutor explore`: open the lesson app (explore:
+on the model workbench)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
 
 
+EXIT_USAGE = 2
+
+
 def run(args: argparse.Namespace) -> int:
-    """The lessons; a bug ends them with an apology and EXIT_CRASH (tutor.crash)."""
+    """The lessons. 0 after a normal quit; 1 when broken content stopped at the error
+    screen (so scripts and `tutor serve` can tell); a bug ends them with an apology and
+    EXIT_CRASH (tutor.crash)."""
+    if args.model is not None and not _model_opens(args.model):
+        return EXIT_USAGE
     try:
         app = build(args)
         app.run()
@@ -18,11 +27,28 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # before the app runs, or its driver failing
         crash = exc
     if crash is None:
-        return 0
+        if app.return_code:
+            return app.return_code
+        return 1 if app.content is not None and app.index.errors else 0
     from tutor.crash import report_crash
     from tutor.progress.store import default_data_dir
 
     return report_crash(crash, default_data_dir(), args.lang or "zh")
+
+
+def _model_opens(model_dir: Path) -> bool:
+    """A model directory given on the command line is opened before the app starts, so a
+    bad one is one line on stderr instead of an app whose every widget shows the error."""
+    import sys
+
+    from tutor.core.model import ModelError, open_model
+
+    try:
+        open_model(model_dir)
+    except ModelError as exc:
+        print(f"tutor: error: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def build(args: argparse.Namespace) -> TutorApp:
@@ -62,6 +88,7 @@ def build(args: argparse.Namespace) -> TutorApp:
         opening_store=opening_store,
         start_lesson=getattr(args, "lesson_id", None),
         start_page=getattr(args, "page", None),
+        start_explore=args.command == "explore",
         remote=remote,
         # over SSH a blinking cursor redraws twice a second for every idle learner
         animate=not remote,

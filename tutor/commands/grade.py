@@ -12,7 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
 from tutor.core.paths import content_dir
 
 EXIT_USAGE = 2

@@ -1,4 +1,5 @@
-"""`tutor tokenize | neighbours | similarity | facts`: the core's answers on the command line.
+"""`tutor tokenize | neighbours | similarity | analogy | facts`: the core's answers on the
+command line, for the shipped model or any model opened with `--model`.
 
 Authors and the acceptance checks read these (`--json` for scripts); a request the core
 cannot answer is one line on stderr and exit code 2, never a traceback.
@@ -11,6 +12,10 @@ import json
 import sys
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.core.model import ProjectModel
 
 EXIT_USAGE = 2
 
@@ -73,11 +78,21 @@ _SCORE_NAMES = {
 }
 
 
+def _stage_note(model: ProjectModel, stage: str) -> str:
+    """Said beside every "before" figure of a model whose initial table was re-created."""
+    return (
+        f" ({model.before_description})"
+        if stage == "before" and model.before_kind == "recreated"
+        else ""
+    )
+
+
 def _neighbours(args: argparse.Namespace) -> int:
     from tutor.core.model import open_model
     from tutor.core.similarity import nearest
 
-    result = nearest(open_model(args.model), args.token, args.scheme, k=args.k)
+    model = open_model(args.model)
+    result = nearest(model, args.token, args.scheme, k=args.k)
     if args.json:
         _print_json(
             {
@@ -92,7 +107,10 @@ def _neighbours(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{_show(result.piece)} (id {result.id}) by {result.scheme}: {_SCORE_NAMES[args.scheme]}")
+    print(
+        f"{_show(result.piece)} (id {result.id}) by {result.scheme}: "
+        f"{_SCORE_NAMES[args.scheme]}{_stage_note(model, args.scheme)}"
+    )
     rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in result.neighbours]
     print(_table(["rank", "id", "score", "token"], rows))
     if result.tie_count > 1:
@@ -104,13 +122,38 @@ def _similarity(args: argparse.Namespace) -> int:
     from tutor.core.model import open_model
     from tutor.core.similarity import similarity
 
-    pieces, matrix = similarity(open_model(args.model), args.tokens, args.stage)
+    model = open_model(args.model)
+    pieces, matrix = similarity(model, args.tokens, args.stage)
     if args.json:
         _print_json({"tokens": pieces, "matrix": matrix.tolist()})
         return 0
-    print(f"cosine similarity, table {args.stage} training")
+    print(f"cosine similarity, table {args.stage} training{_stage_note(model, args.stage)}")
     rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
     print(_table(["", *pieces], rows))
+    return 0
+
+
+def _analogy(args: argparse.Namespace) -> int:
+    from tutor.core.model import open_model
+    from tutor.core.similarity import analogy
+
+    model = open_model(args.model)
+    a, b, c = args.a, args.b, args.c
+    found = analogy(model, a, b, c, stage=args.stage, k=args.k)
+    if args.json:
+        _print_json(
+            {
+                "query": [a, b, c],
+                "neighbours": [{"token": n.piece, "id": n.id, "score": n.score} for n in found],
+            }
+        )
+        return 0
+    print(
+        f"cosine to {a} - {b} + {c}, table {args.stage} training{_stage_note(model, args.stage)}; "
+        f"{a}, {b}, {c} and special tokens left out"
+    )
+    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
+    print(_table(["rank", "id", "score", "token"], rows))
     return 0
 
 
@@ -136,6 +179,7 @@ _COMMANDS = {
     "tokenize": _tokenize,
     "neighbours": _neighbours,
     "similarity": _similarity,
+    "analogy": _analogy,
     "facts": _facts,
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tutor.content.problems import Problem
-from tutor.content.prose import find_fact_refs
+from tutor.content.prose import find_fact_refs, unreadable_fact_refs
 from tutor.content.source import SourceFile, did_you_mean
 
 
@@ -37,6 +37,9 @@ class EngineChecks:
         """One error per {{fact:key}} anywhere in the file whose key is not a known fact."""
         problems = []
         for number, text in enumerate(source.lines, 1):
+            for col in unreadable_fact_refs(text):
+                message = "a fact reference is written {{fact:key}} on one line; this one is not"
+                problems.append(source.problem(number, col + 1, message, width=6))
             for ref in find_fact_refs(text):
                 self._load_fact_keys()
                 col, width = ref.start + 1, ref.end - ref.start

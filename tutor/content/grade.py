@@ -541,7 +541,7 @@ def _jieba():  # type: ignore[no-untyped-def]
 
     import jieba
 
-    from tutor.content.cache import default_cache_dir
+    from tutor.cachefile import default_cache_dir
 
     jieba.setLogLevel(logging.ERROR)
     folder = default_cache_dir()

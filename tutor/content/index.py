@@ -2,19 +2,19 @@
 
 Why a second, smaller form of the content: the TUI's first screen needs each lesson's
 card line, its prerequisites and its page numbers, titles and kinds, and nothing that
-needs pydantic or a YAML parser to read. The index is plain data, built from a validated
-LessonSet or read back from the content cache (tutor.content.cache) with json alone.
+needs pydantic or a YAML parser to read. The index is plain data, read with json alone from
+a LessonSet's JSON form, which is what the content cache (tutor.content.cache) keeps.
 Its records are NamedTuples: defined on every start, they cost a tenth of a dataclass.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 from tutor.content.problems import Problem
 
-if TYPE_CHECKING:
-    from tutor.content.models import LessonSet
+T = TypeVar("T")
 
 
 class PageEntry(NamedTuple):
@@ -48,18 +48,53 @@ class ContentIndex(NamedTuple):
         return next((lesson for lesson in self.lessons if lesson.id == lesson_id), None)
 
 
-def index_of(lesson_set: LessonSet) -> ContentIndex:
-    """The index of a loaded LessonSet."""
-    lessons = tuple(
-        LessonEntry(
-            id=lesson.id,
-            title=lesson.card.title,
-            question=lesson.card.question,
-            prerequisites=tuple(
-                p.lesson for p in lesson.card.prerequisites if p.lesson is not None
-            ),
-            pages=tuple(PageEntry(page.number, page.kind, page.title) for page in lesson.pages),
+def _typed(value: Any, kind: type[T]) -> T:
+    """value, if it is a `kind` (a bool is not an int here); else the data is not ours."""
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"expected {kind.__name__}, found {type(value).__name__}")
+    return value
+
+
+def index_of(data: Any) -> ContentIndex:
+    """The index of a LessonSet in its JSON form (`LessonSet.model_dump(mode="json")`),
+    read with json's types alone. TypeError, KeyError or ValueError: not that form."""
+    lessons = []
+    for lesson in _typed(data["lessons"], list):
+        card = lesson["card"]
+        prerequisites = _typed(card["prerequisites"], list)
+        pages = _typed(lesson["pages"], list)
+        lessons.append(
+            LessonEntry(
+                id=_typed(card["id"], str),
+                title=_typed(card["title"], str),
+                question=_typed(card["question"], str),
+                prerequisites=tuple(
+                    _typed(p["lesson"], str) for p in prerequisites if p["lesson"] is not None
+                ),
+                pages=tuple(
+                    PageEntry(
+                        _typed(page["number"], int),
+                        _typed(page["front"]["kind"], str),
+                        _typed(page["front"]["title"], str),
+                    )
+                    for page in pages
+                ),
+            )
         )
-        for lesson in lesson_set.lessons
-    )
-    return ContentIndex(lessons, tuple(lesson_set.problems))
+    problems = []
+    for problem in _typed(data["problems"], list):
+        severity = _typed(problem["severity"], str)
+        if severity not in ("error", "warning"):
+            raise ValueError(f"unknown severity {severity!r}")
+        problems.append(
+            Problem(
+                Path(_typed(problem["path"], str)),
+                _typed(problem["line"], int),
+                _typed(problem["col"], int),
+                "error" if severity == "error" else "warning",
+                _typed(problem["message"], str),
+                _typed(problem["excerpt"], str),
+                _typed(problem["width"], int),
+            )
+        )
+    return ContentIndex(tuple(lessons), tuple(problems))

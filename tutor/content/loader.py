@@ -29,7 +29,9 @@ from tutor.content.source import (
     SourceFile,
     Split,
     YamlDoc,
+    control_problems,
     did_you_mean,
+    escaped_controls,
     parse_yaml,
     read_source,
     split_front_matter,
@@ -83,6 +85,7 @@ def _widget_block(
     if doc is None:
         return None, [problem] if problem else []
     config, problems = validate(WIDGETS[name], doc, source)
+    problems += escaped_controls(doc, source)
     problems = [replace(p, message=f"{name} widget: {p.message}") for p in problems]
     if config is None:
         return None, problems
@@ -92,7 +95,7 @@ def _widget_block(
             at_line, at_col = doc.position(loc)
             message = f"{name} widget: {message}"
             problems.append(source.problem(at_line, at_col, message, "warning"))
-    return WidgetBlock(name, config, line), problems
+    return WidgetBlock(widget=name, config=config, line=line), problems
 
 
 def _body_blocks(
@@ -108,7 +111,7 @@ def _body_blocks(
         if filled:
             kept = prose[filled[0] : filled[-1] + 1]
             text = "\n".join(text for _, text in kept)
-            blocks.append(MarkdownBlock(text, split.body_line + kept[0][0]))
+            blocks.append(MarkdownBlock(text=text, line=split.body_line + kept[0][0]))
         prose.clear()
 
     index = 0
@@ -139,12 +142,51 @@ def _body_blocks(
     return blocks, problems
 
 
-def _parse(path: Path, engine: EngineChecks) -> Parsed:
-    source, not_utf8 = read_source(path)
-    if not_utf8 is not None or source is None:
-        return Parsed(SourceFile(path, []), None, [], [not_utf8] if not_utf8 else [])
+@dataclass(slots=True)
+class Reading:
+    """What one load shares: the engine checks, the folder no file may resolve outside
+    of, and files parsed by earlier loads (tutor preview loads again on every save)."""
+
+    engine: EngineChecks
+    inside: Path
+    earlier: ParsedFiles | None = None
+
+
+class ParsedFiles:
+    """Parsed files by path, reused by a later load while the file's size, modification
+    time and inode are unchanged: a save re-parses one file, not the whole lesson."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[Path, tuple[tuple[int, int, int], Parsed]] = {}
+
+    def parse(self, path: Path, engine: EngineChecks) -> Parsed:
+        try:
+            status = path.stat()
+        except OSError:
+            return _read_and_parse(path, engine)
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ino)
+        known = self._parsed.get(path)
+        if known is None or known[0] != stamp:
+            known = stamp, _read_and_parse(path, engine)
+            self._parsed[path] = known
+        return replace(known[1], problems=list(known[1].problems))  # callers add problems
+
+
+def _parse(path: Path, reading: Reading) -> Parsed:
+    """The file at path, read only if it really is inside the folder `reading.inside`."""
+    if not path.resolve().is_relative_to(reading.inside):
+        return Parsed(SourceFile(path, []), None, [], [_outside(path, reading.inside)])
+    if reading.earlier is not None:
+        return reading.earlier.parse(path, reading.engine)
+    return _read_and_parse(path, reading.engine)
+
+
+def _read_and_parse(path: Path, engine: EngineChecks) -> Parsed:
+    source, unreadable = read_source(path)
+    if unreadable is not None or source is None:
+        return Parsed(SourceFile(path, []), None, [], [unreadable] if unreadable else [])
     split, unclosed = split_front_matter(source)
-    parsed = Parsed(source, None, [])
+    parsed = Parsed(source, None, [], control_problems(source))
     if unclosed is not None:
         parsed.problems.append(unclosed)
     elif split.front is None:
@@ -154,10 +196,22 @@ def _parse(path: Path, engine: EngineChecks) -> Parsed:
         parsed.doc, problem = parse_yaml(source, split.front, split.front_line, "front matter")
         if problem is not None:
             parsed.problems.append(problem)
+        if parsed.doc is not None:
+            parsed.problems += escaped_controls(parsed.doc, source)
     parsed.blocks, found = _body_blocks(source, split, engine)
     parsed.problems += found
     parsed.problems += engine.fact_problems(source)
+    parsed.problems = list(dict.fromkeys(parsed.problems))  # a control character once
     return parsed
+
+
+def _outside(path: Path, inside: Path) -> Problem:
+    """Never the target's name or text: a link may point at anything on the machine."""
+    message = (
+        f"{path.name} is a link to a file outside the content folder {inside}; "
+        "the tutor reads only files inside it (copy the file in instead)"
+    )
+    return Problem(path, 1, 1, "error", message)
 
 
 def _page_front(parsed: Parsed) -> PageFront | None:
@@ -180,16 +234,18 @@ def _page_front(parsed: Parsed) -> PageFront | None:
     return front
 
 
-def _load_page(path: Path, number: int, engine: EngineChecks) -> tuple[Page | None, Parsed]:
-    parsed = _parse(path, engine)
+def _load_page(path: Path, number: int, reading: Reading) -> tuple[Page | None, Parsed]:
+    parsed = _parse(path, reading)
     front = _page_front(parsed)
-    return (Page(path, number, front, parsed.blocks) if front else None), parsed
+    if front is None:
+        return None, parsed
+    return Page(path=path, number=number, front=front, body_blocks=parsed.blocks), parsed
 
 
 def _load_card(
-    folder: Path, known_lessons: set[str], engine: EngineChecks
+    folder: Path, known_lessons: set[str], reading: Reading
 ) -> tuple[LessonCard | None, Parsed]:
-    parsed = _parse(folder / CARD_FILE, engine)
+    parsed = _parse(folder / CARD_FILE, reading)
     if parsed.doc is None:
         return None, parsed
     card, problems = validate(LessonCard, parsed.doc, parsed.source)
@@ -251,10 +307,10 @@ def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
 
 
 def _load_lesson(
-    folder: Path, known_lessons: set[str], engine: EngineChecks
+    folder: Path, known_lessons: set[str], reading: Reading
 ) -> tuple[Lesson | None, Parsed, list[Problem]]:
     """The lesson (None if its card is invalid), its parsed card, and every problem found."""
-    card, card_parsed = _load_card(folder, known_lessons, engine)
+    card, card_parsed = _load_card(folder, known_lessons, reading)
     problems = list(card_parsed.problems)
     pages: dict[int, tuple[Page, Parsed]] = {}
     first_file: dict[int, Path] = {}
@@ -265,7 +321,7 @@ def _load_lesson(
         if number is None:
             problems.append(_not_a_page(path))
             continue
-        page, parsed = _load_page(path, number, engine)
+        page, parsed = _load_page(path, number, reading)
         if number in first_file:
             message = f"page number {number} is already used by {first_file[number].name}"
             problems.append(parsed.source.problem(1, 1, message))
@@ -280,7 +336,8 @@ def _load_lesson(
         problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message))
     if card is None:
         return None, card_parsed, problems
-    lesson = Lesson(folder, card, card_parsed.blocks, [page for page, _ in ordered])
+    pages = [page for page, _ in ordered]
+    lesson = Lesson(path=folder, card=card, body_blocks=card_parsed.blocks, pages=pages)
     return lesson, card_parsed, problems
 
 
@@ -325,14 +382,15 @@ def _lesson_folders(folder: Path) -> list[Path]:
 
 def _load_single_file(path: Path, engine: EngineChecks) -> LessonSet:
     """`tutor check FILE`: that file alone; a lesson.md still sees its sibling lessons."""
+    reading = Reading(engine, path.absolute().parent.resolve())
     if path.name == CARD_FILE:
         known = {child.name for child in _lesson_folders(path.resolve().parent.parent)}
-        _, parsed = _load_card(path.parent, known, engine)
+        _, parsed = _load_card(path.parent, known, reading)
         return LessonSet(problems=parsed.problems)
     number = _page_number(path)
     if number is None:
         return LessonSet(problems=[_not_a_page(path)])
-    _, parsed = _load_page(path, number, engine)
+    _, parsed = _load_page(path, number, reading)
     return LessonSet(problems=parsed.problems)
 
 
@@ -345,23 +403,28 @@ def _file_order(problems: list[Problem]) -> list[Problem]:
 
 
 def load_lessons(
-    root: Path, *, model_dir: Path | None = None, facts_dir: Path | None = None
+    root: Path,
+    *,
+    model_dir: Path | None = None,
+    facts_dir: Path | None = None,
+    earlier: ParsedFiles | None = None,
 ) -> LessonSet:
     """Every lesson under root (a folder of lesson folders, one lesson folder, or one file).
 
     Widget tokens are checked against model_dir's tokenizer and fact keys against the
-    facts in facts_dir (defaults: the shipped project model and assets).
+    facts in facts_dir (defaults: the shipped project model and assets). Files that
+    `earlier` parsed and that have not changed since are not parsed again.
     """
     engine = EngineChecks(model_dir, facts_dir)
-    lesson_set = _load(root, engine)
+    lesson_set = _load(root, engine, earlier)
     lesson_set.problems = _file_order(lesson_set.problems)
     return lesson_set
 
 
-def _load(root: Path, engine: EngineChecks) -> LessonSet:
+def _load(root: Path, engine: EngineChecks, earlier: ParsedFiles | None) -> LessonSet:
     if not root.exists():
         return LessonSet(problems=[Problem(root, 1, 1, "error", "no such file or folder")])
-    if root.is_file():
+    if not root.is_dir():  # a file, or something that is neither (refused when read)
         return _load_single_file(root, engine)
     if (root / CARD_FILE).is_file():
         folders = [root]
@@ -373,7 +436,8 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
     cards: dict[str, tuple[SourceFile, YamlDoc]] = {}
     problems: list[Problem] = []
     for folder in folders:
-        lesson, card, found = _load_lesson(folder, known, engine)
+        reading = Reading(engine, root.resolve(), earlier)
+        lesson, card, found = _load_lesson(folder, known, reading)
         problems += found
         if lesson is not None and card.doc is not None:
             lessons.append(lesson)
@@ -382,4 +446,4 @@ def _load(root: Path, engine: EngineChecks) -> LessonSet:
         message = f"no lessons here: expected {root}/<lesson-id>/{CARD_FILE}"
         problems.append(Problem(root, 1, 1, "error", message))
     ordered, cycles = _prerequisite_order(lessons, cards)
-    return LessonSet(ordered, problems + cycles)
+    return LessonSet(lessons=ordered, problems=problems + cycles)

@@ -7,7 +7,6 @@ each screen trust its front matter once `tutor check` has passed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -16,12 +15,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializeAsAny,
     ValidationInfo,
     field_validator,
 )
 
 from tutor.content.problems import Problem
-from tutor.content.widgets import WidgetConfig
+from tutor.content.widgets import WIDGETS, WidgetConfig
 
 LESSON_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
@@ -29,14 +29,17 @@ LESSON_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 class ContentModel(BaseModel):
     """Base of every front-matter model: a misspelt field is an error, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # a field's docstring is its description in `tutor check --schema` and content/README.md
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Prerequisite(ContentModel):
     """Either another lesson (checked to exist) or assumed knowledge in words."""
 
     lesson: str | None = None
+    """Id of another lesson beside this one, to finish first."""
     knowledge: str | None = None
+    """What the learner should already know, in words."""
 
     @field_validator("knowledge")
     @classmethod
@@ -51,14 +54,23 @@ class LessonCard(ContentModel):
     """Front matter of lesson.md: what the lesson asks, promises and leaves for later."""
 
     id: str
+    """The lesson id: the folder's name; lowercase letters, digits and '-'."""
     title: str
+    """The lesson's name in the lesson list."""
     question: str
+    """The one question the lesson answers."""
     topic: str
+    """The subject area, shown on the lesson card."""
     objectives: list[str] = Field(min_length=1)
+    """What the learner can do afterwards; at least one."""
     prerequisites: list[Prerequisite] = []
+    """Lessons to finish first, or knowledge assumed."""
     outcome: str
+    """What the learner leaves with, in one sentence."""
     warning: str | None = None
+    """A common misunderstanding to warn about (optional)."""
     next: list[str] = []
+    """What the lesson leaves for later."""
 
     @field_validator("id")
     @classmethod
@@ -72,9 +84,14 @@ class LessonCard(ContentModel):
 
 
 class Choice(ContentModel):
+    """One answer offered by a single- or multiple-choice question."""
+
     text: str
+    """The choice as the learner reads it."""
     correct: bool = False
+    """Whether this choice is right."""
     explain: str
+    """Shown after the learner picks it: why it is right or wrong."""
 
 
 QuestionType = Literal["single", "multiple", "numeric", "text"]
@@ -84,14 +101,23 @@ class Question(ContentModel):
     """One quiz question; which fields it needs depends on its type."""
 
     id: str
+    """Unique within the lesson; progress is saved under it."""
     type: QuestionType
+    """single or multiple choice, a numeric answer, or free text graded by a rubric."""
     prompt: str
+    """The question (markdown; may hold {{fact:key}})."""
     choices: list[Choice] = Field(default=[], validate_default=True)
+    """single: two or more, exactly one correct; multiple: at least one correct."""
     answer: float | None = Field(default=None, validate_default=True)
+    """numeric questions: the right value."""
     tolerance: float | None = Field(default=None, ge=0, validate_default=True)
+    """numeric questions: how far from answer still counts (0 = exact)."""
     unit: str = ""
+    """numeric questions: the unit shown after the input."""
     rubric: list[str] = Field(default=[], validate_default=True)
+    """text questions: ids of claims in the lesson's summary rubric."""
     explain: str = ""
+    """Shown once the question is answered."""
 
     @field_validator("choices")
     @classmethod
@@ -142,9 +168,14 @@ class Question(ContentModel):
 
 
 class SummarySection(ContentModel):
+    """One part of the learner's summary, with its own text box."""
+
     id: str
+    """Where the learner's text for this section is saved."""
     title_zh: str
+    """The section's heading in Chinese."""
     title_en: str
+    """The section's heading in English."""
     lists_misconceptions: bool = False
     """Its text names misconceptions the learner corrected: the grader takes what is
     written there as mentioned, not held."""
@@ -177,10 +208,16 @@ class RubricClaim(ContentModel):
     """
 
     id: str
+    """Named by text questions' rubric lists."""
     claim_zh: str
+    """The claim in Chinese, shown in feedback."""
     claim_en: str
+    """The claim in English, shown in feedback."""
     phrases_zh: list[Phrase] = Field(min_length=1)
+    """Chinese ways to say it (`a|b + c|d`: | between synonyms, + between parts that must
+    all appear in one clause); any one, asserted, covers the claim."""
     phrases_en: list[Phrase] = Field(min_length=1)
+    """English ways to say it, written like `phrases_zh`."""
 
 
 class Misconception(ContentModel):
@@ -188,13 +225,21 @@ class Misconception(ContentModel):
     the correction a learner who asserts it reads."""
 
     id: str
+    """Named in grading results and the teacher's report."""
     name_zh: str
+    """The misconception, stated in Chinese."""
     name_en: str
+    """The misconception, stated in English."""
     phrases_zh: list[Phrase] = Field(min_length=1)
+    """Chinese ways learners assert it, written like a claim's phrases."""
     phrases_en: list[Phrase] = Field(min_length=1)
+    """English ways learners assert it."""
     contradicts: list[str] = []
+    """Ids of rubric claims it denies: never credited in the same answer's clause."""
     correction_zh: str
+    """What a learner who asserts it reads, in Chinese."""
     correction_en: str
+    """What a learner who asserts it reads, in English."""
 
 
 class Summary(ContentModel):
@@ -202,9 +247,13 @@ class Summary(ContentModel):
     misconceptions to avoid), the reference answer."""
 
     sections: list[SummarySection] = Field(min_length=1)
+    """The parts of the learner's summary; at least one."""
     rubric: list[RubricClaim] = Field(min_length=1)
+    """The key claims a good summary covers; at least one."""
     misconceptions: list[Misconception] = []
+    """Wrong ideas the grader looks for, each with its correction."""
     reference: str
+    """A model answer (markdown), shown after the learner submits."""
 
     @field_validator("misconceptions")
     @classmethod
@@ -226,32 +275,51 @@ PageKind = Literal["objectives", "naive", "failure", "fix", "quiz", "wrapup"]
 
 
 class PageFront(ContentModel):
+    """Front matter every page has; the kinds below add their own fields."""
+
     kind: PageKind
+    """Which screen shows the page."""
     title: str
+    """The page's heading and its name in the page list."""
 
 
 class ObjectivesFront(PageFront):
+    """The lesson's goals, before anything is explained."""
+
     kind: Literal["objectives"]
+    """`objectives`: which screen shows the page."""
 
 
 class NaiveFront(PageFront):
+    """The naive idea, tried honestly."""
+
     kind: Literal["naive"]
+    """`naive`: which screen shows the page."""
 
 
 class FailureFront(PageFront):
+    """Where the naive idea fails, shown on real data."""
+
     kind: Literal["failure"]
+    """`failure`: which screen shows the page."""
 
 
 class FixFront(PageFront):
+    """The fix, and why it works."""
+
     kind: Literal["fix"]
+    """`fix`: which screen shows the page."""
 
 
 class QuizFront(PageFront):
     """A quiz page holds questions, the summary form, or both."""
 
     kind: Literal["quiz"]
+    """`quiz`: which screen shows the page."""
     questions: list[Question] = []
+    """The quiz questions, in order."""
     summary: Summary | None = Field(default=None, validate_default=True)
+    """The summary form, with its rubric."""
 
     @field_validator("summary")
     @classmethod
@@ -262,8 +330,12 @@ class QuizFront(PageFront):
 
 
 class WrapupFront(PageFront):
+    """The end of the lesson: what was learned, optionally the summary form."""
+
     kind: Literal["wrapup"]
+    """`wrapup`: which screen shows the page."""
     summary: Summary | None = None
+    """The summary form, with its rubric (optional)."""
 
 
 PAGE_FRONTS: dict[str, type[PageFront]] = {
@@ -276,32 +348,45 @@ PAGE_FRONTS: dict[str, type[PageFront]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownBlock:
+class MarkdownBlock(ContentModel):
     """Prose between widget blocks; may hold {{fact:key}} references."""
 
     text: str
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class WidgetBlock:
+class WidgetBlock(ContentModel):
     """A ```tutor <widget> fence; `line` is the fence's line in the markdown file."""
 
     widget: str
-    config: WidgetConfig
+    config: SerializeAsAny[WidgetConfig]  # dumped with the fields of its own widget
     line: int
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config_of_its_widget(cls, config: object, info: ValidationInfo) -> object:
+        if isinstance(config, dict) and info.data.get("widget") in WIDGETS:
+            return WIDGETS[info.data["widget"]].model_validate(config)
+        return config
 
 
 BodyBlock = MarkdownBlock | WidgetBlock
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
+class Page(ContentModel):
+    """One page: where it was read from, its number, front matter and body."""
+
     path: Path
     number: int
-    front: PageFront
+    front: SerializeAsAny[PageFront]  # dumped with the fields of its own kind
     body_blocks: list[BodyBlock]
+
+    @field_validator("front", mode="before")
+    @classmethod
+    def _front_of_its_kind(cls, front: object) -> object:
+        if isinstance(front, dict) and front.get("kind") in PAGE_FRONTS:
+            return PAGE_FRONTS[front["kind"]].model_validate(front)
+        return front
 
     @property
     def kind(self) -> str:
@@ -312,8 +397,7 @@ class Page:
         return self.front.title
 
 
-@dataclass(frozen=True, slots=True)
-class Lesson:
+class Lesson(ContentModel):
     path: Path
     card: LessonCard
     body_blocks: list[BodyBlock]
@@ -324,12 +408,15 @@ class Lesson:
         return self.card.id
 
 
-@dataclass(slots=True)
-class LessonSet:
-    """Every lesson that loaded, in prerequisite order, and every problem found on the way."""
+class LessonSet(BaseModel):
+    """Every lesson that loaded, in prerequisite order, and every problem found on the way.
 
-    lessons: list[Lesson] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    Its JSON form (`model_dump(mode="json")`) is what the content cache keeps, and
+    `model_validate` rebuilds it; the lesson index reads that form with json alone.
+    """
+
+    lessons: list[Lesson] = []
+    problems: list[Problem] = []
 
     @property
     def errors(self) -> list[Problem]:

@@ -13,6 +13,37 @@ from typing import Literal
 
 Severity = Literal["error", "warning"]
 
+# Names of the control characters a terminal acts on most visibly.
+_CONTROL_NAMES = {0x07: "BEL", 0x08: "BS", 0x0D: "CR", 0x1B: "ESC", 0x9B: "CSI", 0x9D: "OSC"}
+
+
+def is_control(char: str) -> bool:
+    """A C0/C1 control character other than tab: a terminal may act on it, not show it."""
+    return char != "\t" and unicodedata.category(char) == "Cc"
+
+
+def control_name(char: str) -> str:
+    """`ESC (U+001B)`: how a problem names a control character."""
+    code = ord(char)
+    name = _CONTROL_NAMES.get(code)
+    return f"{name} (U+{code:04X})" if name else f"U+{code:04X}"
+
+
+def visible(text: str) -> str:
+    """text with each control character replaced by one visible stand-in (U+241B for ESC,
+    U+FFFD for C1), so that printing it cannot move the cursor, set a title or ring a bell,
+    and a caret under the line still lines up."""
+    if not any(is_control(char) for char in text):
+        return text
+    return "".join(_stand_in(char) if is_control(char) else char for char in text)
+
+
+def _stand_in(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -27,7 +58,7 @@ class Problem:
     width: int = 1  # how many characters the marker underlines
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+        return visible(f"{self.path}:{self.line}:{self.col}: {self.message}")
 
 
 def _cells(text: str) -> int:
@@ -35,16 +66,64 @@ def _cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def render_problem(problem: Problem) -> str:
-    """`path:line:col: message`, then the line with a marker under the spot, rustc-style."""
+def _cut(text: str, cells: int) -> list[str]:
+    """text in pieces of at most `cells` terminal columns each (at least one piece)."""
+    pieces, piece, used = [], "", 0
+    for char in text:
+        width = _cells(char)
+        if piece and used + width > cells:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece += char
+        used += width
+    return [*pieces, piece]
+
+
+def _wrap(text: str, cells: int) -> list[str]:
+    """text in lines of at most `cells` columns, broken after spaces where a line allows."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else word
+        if _cells(joined) <= cells:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        *full, line = _cut(word, cells)
+        lines += full
+    return [*lines, line]
+
+
+def render_problem(problem: Problem, width: int | None = None) -> str:
+    """`path:line:col: message`, then the line with a marker under the spot, rustc-style.
+
+    With `width`, no line is wider than width terminal columns: the head wraps, and a long
+    source line is cut into pieces with the marker under the piece it points into, so a
+    narrow screen neither hides the end of the line nor moves the marker off its spot.
+    """
     head = str(problem)
+    heads = [head] if width is None else _wrap(head, max(width, 1))
     if not problem.excerpt:
-        return f"{head}\n  = {problem.severity}"
-    source = problem.excerpt.replace("\t", " ")
+        return "\n".join([*heads, f"  = {problem.severity}"])
+    source = visible(problem.excerpt.replace("\t", " "))
     gutter = str(problem.line)
+    blank = " " * len(gutter)
     start = min(problem.col - 1, len(source))
     marked = source[start : start + max(problem.width, 1)] or " "
-    pad = " " * _cells(source[:start])
-    carets = "^" * max(_cells(marked), 1)
-    blank = " " * len(gutter)
-    return f"{head}\n{blank} |\n{gutter} | {source}\n{blank} | {pad}{carets} {problem.severity}"
+    room = _cells(source) + 1 if width is None else max(width - len(gutter) - 3, 8)
+    lines = [*heads, f"{blank} |"]
+    offset = 0
+    for number, piece in enumerate(_cut(source, room)):
+        lines.append(f"{gutter if number == 0 else blank} | {piece}")
+        end = offset + len(piece)
+        if offset <= start < end or (start == end == len(source)):
+            pad = _cells(piece[: start - offset])
+            carets = "^" * max(min(_cells(marked), room - pad), 1)
+            marker = f"{blank} | {' ' * pad}{carets}"
+            if width is not None and _cells(marker) + 1 + len(problem.severity) > width:
+                lines += [marker, f"{blank} | {' ' * pad}{problem.severity}"]
+            else:
+                lines.append(f"{marker} {problem.severity}")
+        offset = end
+    return "\n".join(lines)

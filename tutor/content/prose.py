@@ -2,14 +2,19 @@
 
 Numbers in prose are never typed by hand; a reference names a fact from the core's
 registry (tutor.core.facts) and the TUI renders its value and shows its evidence.
+`tutor check` and the TUI both find references here, so what check accepts is what a page
+renders: `{{fact:key}}`, with spaces allowed around each part, on one line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-FACT_REF = re.compile(r"\{\{\s*fact\s*:\s*([^{}]*?)\s*\}\}")
+FACT_REF = re.compile(r"\{\{[ \t]*fact[ \t]*:[ \t]*([^{}\n]*?)[ \t]*\}\}")
+# the start of something meant as a reference, to catch the ones FACT_REF cannot read
+FACT_REF_START = re.compile(r"\{\{[ \t]*fact\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +28,23 @@ class FactRef:
 
 def find_fact_refs(text: str) -> list[FactRef]:
     return [FactRef(match[1], match.start(), match.end()) for match in FACT_REF.finditer(text)]
+
+
+def unreadable_fact_refs(text: str) -> list[int]:
+    """Offsets of `{{fact` that begin no reference (unclosed, or broken over lines): the
+    page would show them as typed."""
+    read = {ref.start for ref in find_fact_refs(text)}
+    return [match.start() for match in FACT_REF_START.finditer(text) if match.start() not in read]
+
+
+def fact_keys(text: str) -> list[str]:
+    """Fact keys in order of first appearance."""
+    return list(dict.fromkeys(ref.key for ref in find_fact_refs(text)))
+
+
+def fill_fact_refs(text: str, value: Callable[[str], str]) -> str:
+    """text with every reference replaced by value(key)."""
+    return FACT_REF.sub(lambda match: value(match[1]), text)
 
 
 def split_fact_refs(text: str) -> list[str | FactRef]:

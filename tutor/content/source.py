@@ -21,13 +21,31 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
+    NodeEvent,
+)
+from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import ReaderError
 
-from tutor.content.problems import Problem, Severity
+from tutor.content.problems import Problem, Severity, control_name, is_control
 from tutor.content.widgets import Loc
 
 M = TypeVar("M", bound=BaseModel)
 FENCE_LINE = re.compile(r"\s*(---|\.\.\.)\s*")
+
+# Limits on what one file may ask of the reader. A hostile or mistaken file must end in a
+# located error within a second, not a hang, a memory blow-up or a RecursionError; the
+# shipped lesson's largest file is 5 kB, its deepest YAML 5 levels, and it uses no aliases.
+MAX_FILE_BYTES = 100_000
+MAX_YAML_DEPTH = 32
+MAX_YAML_ALIASES = 100
+MAX_YAML_VALUES = 10_000  # values once every alias is expanded (a "billion laughs" has 10^9)
+# ruamel's scanner looks up to 1,024 characters ahead at every bracket it has not closed, so
+# a line of thousands of '[' takes seconds before the depth limit can be seen.
+MAX_YAML_BRACKETS_PER_LINE = 64
 
 
 def did_you_mean(word: object, options: Sequence[str]) -> str:
@@ -56,8 +74,19 @@ class SourceFile:
 
 
 def read_source(path: Path) -> tuple[SourceFile | None, Problem | None]:
-    """The file as text, or a problem at the first byte that is not UTF-8."""
-    data = path.read_bytes()
+    """The file as text, or a problem: not a regular file, too large, or not UTF-8 (at the
+    first byte that is not)."""
+    if not path.is_file():  # a FIFO or a device would block or never end
+        return None, Problem(path, 1, 1, "error", "not a regular file; a lesson file is text")
+    with path.open("rb") as file:
+        data = file.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        size = path.stat().st_size
+        message = (
+            f"file is {size:,} bytes; a lesson file may be at most {MAX_FILE_BYTES:,} bytes: "
+            "split it into several pages"
+        )
+        return None, Problem(path, 1, 1, "error", message)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -125,6 +154,21 @@ class YamlDoc:
             node = child
         return self.first_line + line, col + 1
 
+    def value_position(self, loc: Loc) -> tuple[int, int] | None:
+        """File line and column where the value at loc starts, a collection too; None if
+        loc is not in the tree."""
+        node = self.tree
+        line = col = 0
+        for part in loc:
+            if isinstance(node, dict) and part in node:
+                line, col = node.lc.value(part)
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                line, col = node.lc.item(part)
+            else:
+                return None
+            node = node[part]
+        return self.first_line + line, col + 1
+
 
 def _plain(node: Any) -> Any:
     """ruamel's commented containers and scalar subclasses -> plain dict/list/str/float."""
@@ -144,18 +188,38 @@ def parse_yaml(
     source: SourceFile, text: str, first_line: int, what: str
 ) -> tuple[YamlDoc | None, Problem | None]:
     """Parse a YAML mapping that starts at first_line of the file; None data = empty."""
+    too_many = _too_many_brackets(text, first_line, source)
+    if too_many is not None:
+        return None, too_many
+    yaml = YAML(typ="rt", pure=True)
+    yaml.Parser = _LimitedParser
+    yaml.limits = _Limits(what)  # read by _LimitedParser through its loader
     try:
-        tree = YAML(typ="rt", pure=True).load(text)
+        tree = yaml.load(text)
+    except _LimitReached as reached:
+        line, col = first_line + reached.mark.line, reached.mark.column + 1
+        return None, source.problem(line, col, str(reached))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
         col = (mark.column if mark else 0) + 1
+        braces = _braces_to_quote(source, line)
+        if braces is not None:
+            at, value = braces
+            message = (
+                f"YAML syntax error in {what}: a value that starts with '{{{{' must be in "
+                f'quotes, or YAML reads a mapping: "{value}"'
+            )
+            return None, source.problem(line, at, message, width=len(value))
         reason = error.problem or error.context or "cannot be read"
         return None, source.problem(line, col, f"YAML syntax error in {what}: {reason}")
     except ReaderError as error:
         line = first_line + text.count("\n", 0, error.position)
         col = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
-        message = f"YAML cannot contain the control character U+{error.character:04X} ({what})"
+        char = chr(error.character)
+        if is_control(char):  # the same problem as control_problems(), which runs too
+            return None, source.problem(line, col, control_message(char))
+        message = f"YAML cannot contain the character U+{error.character:04X} ({what})"
         return None, source.problem(line, col, message)
     if tree is None:
         tree = {}
@@ -165,6 +229,135 @@ def parse_yaml(
             first_line, 1, f"{what} must be a mapping of `field: value` lines, not a {found}"
         )
     return YamlDoc(tree, _plain(tree), first_line), None
+
+
+UNQUOTED_VALUE_BRACES = re.compile(r"(?:^\s*-|:|\[|,)\s+(\{\{[^\n]*)|(?:\[|,)(\{\{[^\n]*)")
+
+
+def _braces_to_quote(source: SourceFile, line: int) -> tuple[int, str] | None:
+    """Column and text of an unquoted value on the line that starts with '{{' (a fact
+    reference YAML cannot read as text), if there is one outside quotes."""
+    text = source.lines[line - 1] if 0 < line <= len(source.lines) else ""
+    for match in UNQUOTED_VALUE_BRACES.finditer(text):
+        start = match.start(1) if match[1] is not None else match.start(2)
+        if text.count('"', 0, start) % 2 == 0 and text.count("'", 0, start) % 2 == 0:
+            value = (match[1] or match[2]).rstrip()
+            return start + 1, value
+    return None
+
+
+def _too_many_brackets(text: str, first_line: int, source: SourceFile) -> Problem | None:
+    for number, line in enumerate(text.split("\n")):
+        opened = [col for col, char in enumerate(line) if char in "[{"]
+        if len(opened) > MAX_YAML_BRACKETS_PER_LINE:
+            at = opened[MAX_YAML_BRACKETS_PER_LINE] + 1
+            message = (
+                f"more than {MAX_YAML_BRACKETS_PER_LINE} '[' or '{{' on one line; "
+                f"YAML may nest at most {MAX_YAML_DEPTH} levels: split the line"
+            )
+            return source.problem(first_line + number, at, message)
+    return None
+
+
+class _LimitReached(Exception):
+    """A YAML limit, at the event that crossed it."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.mark = mark
+
+
+class _Limits:
+    """Depth, aliases and values once aliases expand, counted event by event as the YAML
+    is composed: a bomb or a deep nest stops at the event that crosses a limit, before
+    anything is built, expanded or recursed into."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.expanded: dict[Any, int] = {}  # anchor -> values it stands for
+        # values so far in each collection being read (the document first), and its anchor
+        self.frames: list[list[Any]] = [[0, None]]
+        self.aliases = 0
+
+    def see(self, event: Any) -> None:
+        what, frames = self.what, self.frames
+        message = None
+        if isinstance(event, CollectionStartEvent):
+            frames.append([1, event.anchor])
+            if len(frames) - 1 > MAX_YAML_DEPTH:
+                message = f"{what} nests deeper than {MAX_YAML_DEPTH} levels"
+        elif isinstance(event, CollectionEndEvent):
+            count, anchor = frames.pop()
+            frames[-1][0] += count
+            if anchor is not None:
+                self.expanded[anchor] = count
+        elif isinstance(event, AliasEvent):
+            self.aliases += 1
+            frames[-1][0] += self.expanded.get(event.anchor, 1)
+            if self.aliases > MAX_YAML_ALIASES:
+                message = f"{what} uses more than {MAX_YAML_ALIASES} aliases (*name)"
+        elif isinstance(event, NodeEvent):  # a scalar
+            frames[-1][0] += 1
+            if event.anchor is not None:
+                self.expanded[event.anchor] = 1
+        if message is None and sum(frame[0] for frame in frames) > MAX_YAML_VALUES:
+            message = (
+                f"{what} stands for more than {MAX_YAML_VALUES:,} values once its aliases "
+                "(*name) are expanded"
+            )
+        if message is not None:
+            raise _LimitReached(message, event.start_mark)
+
+
+class _LimitedParser(Parser):
+    """ruamel's parser, with every event the composer takes counted by the loader's _Limits."""
+
+    def get_event(self) -> Any:
+        event = super().get_event()
+        self.loader.limits.see(event)
+        return event
+
+
+def control_message(char: str) -> str:
+    return (
+        f"control character {control_name(char)}: a learner's terminal would act on it "
+        "instead of showing it; delete it"
+    )
+
+
+def control_problems(source: SourceFile) -> list[Problem]:
+    """An error at the first control character of each line that holds one: ESC, OSC or
+    CSI sequences in a title or a paragraph would be sent to every learner's terminal."""
+    problems = []
+    for number, line in enumerate(source.lines, 1):
+        col = next((at for at, char in enumerate(line, 1) if is_control(char)), None)
+        if col is not None:
+            problems.append(source.problem(number, col, control_message(line[col - 1])))
+    return problems
+
+
+def escaped_controls(doc: YamlDoc, source: SourceFile) -> list[Problem]:
+    """Control characters written as YAML escapes ("\\e", "\\x1b", "\\u009b"): the file
+    itself is clean, the value is not."""
+    problems = []
+
+    def walk(value: Any, loc: Loc) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(key, loc)
+                walk(item, (*loc, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*loc, index))
+        elif isinstance(value, str):
+            char = next((c for c in value if c != "\n" and is_control(c)), None)
+            if char is not None:
+                line, col = doc.position(loc)
+                message = f"{control_message(char)} (written as an escape in {_loc_text(loc)!r})"
+                problems.append(source.problem(line, col, message))
+
+    walk(doc.data, ())
+    return problems
 
 
 def _unwrap_optional(annotation: Any) -> Any:
@@ -254,8 +447,32 @@ def validate(model: type[M], doc: YamlDoc, source: SourceFile) -> tuple[M | None
         problems = []
         for error in invalid.errors():
             loc = tuple(error["loc"])
+            unquoted = _unquoted_braces(doc, source, loc)
+            if unquoted is not None:
+                problems.append(unquoted)
+                continue
             unknown = error["type"] == "extra_forbidden"
             line, col = doc.position(loc, at_key=unknown)
             width = len(str(loc[-1])) if unknown else 1
             problems.append(source.problem(line, col, _message(model, error), width=width))
-        return None, problems
+        return None, list(dict.fromkeys(problems))
+
+
+UNQUOTED_BRACES = re.compile(r"\{\{.*?\}\}|\{\{.*")
+
+
+def _unquoted_braces(doc: YamlDoc, source: SourceFile, loc: Loc) -> Problem | None:
+    """`text: {{fact:x}}` is a mapping inside a mapping to YAML; say to quote it, at the value."""
+    at = doc.value_position(loc)
+    if at is None or not loc:
+        return None
+    line, col = at
+    written = source.lines[line - 1][col - 1 :] if line <= len(source.lines) else ""
+    braces = UNQUOTED_BRACES.match(written)
+    if braces is None:
+        return None
+    message = (
+        f"{_loc_text(loc)!r} starts with '{{{{', which YAML reads as a mapping: "
+        f'put the value in quotes, "{braces[0]}"'
+    )
+    return source.problem(line, col, message, width=len(braces[0]))

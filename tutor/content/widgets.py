@@ -11,9 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TokenScheme = Literal["codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh"]
-NeighbourScheme = Literal["id", "onehot", "before", "after"]
-Stage = Literal["before", "after"]
+from tutor.core.names import NeighbourScheme, Stage, TokenScheme
+
 PipelineStep = Literal["text", "tokens", "ids", "embedding", "attention", "ffn", "output"]
 
 # A position inside the widget's YAML, as pydantic spells it: ("tokens", 2).
@@ -23,7 +22,8 @@ Loc = tuple[str | int, ...]
 class WidgetConfig(BaseModel):
     """Base of every widget config: unknown fields are errors, configs never change."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # a field's docstring is its description in `tutor check --schema` and content/README.md
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         """Strings the widget looks up as one token of the project model.
@@ -38,20 +38,24 @@ class TokensWidget(WidgetConfig):
     """Live tokenization of `text` under several schemes, side by side."""
 
     text: str
-    schemes: list[TokenScheme] = Field(
-        default_factory=lambda: ["byte-bpe-zh", "char", "byte-bpe-en"], min_length=1
-    )
+    """The text tokenized when the page opens."""
+    schemes: list[TokenScheme] = Field(default=["byte-bpe-zh", "char", "byte-bpe-en"], min_length=1)
+    """The tokenizers shown side by side."""
     editable: bool = True
+    """Whether the learner may type their own text."""
 
 
 class NeighboursWidget(WidgetConfig):
     """Nearest tokens to a chosen one under each representation scheme."""
 
     tokens: list[str] = Field(min_length=1)
+    """Tokens the learner can pick from; each one token of the project model."""
     schemes: list[NeighbourScheme] = Field(
-        default_factory=lambda: ["id", "onehot", "before", "after"], min_length=1
+        default=["id", "onehot", "before", "after"], min_length=1
     )
+    """How nearness is measured: id, one-hot, the table before or after training."""
     k: int = Field(default=5, ge=1, le=50)
+    """How many neighbours to list (1 to 50)."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):
@@ -62,15 +66,20 @@ class LookupWidget(WidgetConfig):
     """one-hot x E = row, on a small table with its numbers and as real-scale shapes."""
 
     sentence: str
+    """The sentence whose tokens are looked up."""
     small_vocab: int = Field(default=8, ge=2, le=64)
+    """Rows of the small table shown with its numbers (2 to 64)."""
     small_dim: int = Field(default=4, ge=1, le=16)
+    """Columns of the small table (1 to 16)."""
 
 
 class HeatmapWidget(WidgetConfig):
     """Cosine similarity of a few tokens' rows, before or after training."""
 
     tokens: list[str] = Field(min_length=2, max_length=40)
+    """Tokens compared pairwise (2 to 40); each one token of the project model."""
     stage: Stage = "before"
+    """The table before training or after."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):
@@ -81,29 +90,36 @@ class PipelineWidget(WidgetConfig):
     """The text -> output pipeline with one step highlighted."""
 
     current: PipelineStep
+    """The step highlighted."""
 
 
 class PathStage(BaseModel):
     """One step on the path of representations: what it solved and where it got stuck."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     name: str
+    """The representation at this stage."""
     solved: str
+    """What it solved."""
     stuck: str
+    """Where it got stuck."""
 
 
 class PathWidget(WidgetConfig):
     """The path of representations, one stage at a time."""
 
     stages: list[PathStage] = Field(min_length=1)
+    """The stages in order; at least one."""
 
 
 class RowsWidget(WidgetConfig):
     """Each token's row id across sentences: same token, same row, whatever the context."""
 
     sentences: list[str] = Field(min_length=1)
+    """Sentences in which the token's row id is shown."""
     token: str | None = None
+    """The token to follow (optional); one token of the project model."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         if self.token is not None:
@@ -114,9 +130,13 @@ class AnalogyWidget(WidgetConfig):
     """a - b + c and the tokens nearest to the result."""
 
     a: str
+    """The token a in a - b + c."""
     b: str
+    """The token b in a - b + c."""
     c: str
+    """The token c in a - b + c."""
     k: int = Field(default=5, ge=1, le=50)
+    """How many nearest tokens to list (1 to 50)."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         yield ("a",), self.a

@@ -2,43 +2,67 @@
 
 The shipped project model and any Hugging Face model directory (tokenizer.json +
 model.safetensors, optionally sharded, + config.json) open the same way, so a learner can
-point `--model` at a model they already have.
+point `--model` at a model they already have. `tutor.core.hf` knows where each
+architecture keeps its table; only the file that holds the table is mapped.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from tutor.core.hf import (
+    HeadKind,
+    HFError,
+    Initialisation,
+    family_of,
+    find_input_table,
+    head_kind,
+    initialisation,
+)
+from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
 from tutor.core.table import (
     EmbeddingTable,
+    RecreatedTable,
     TableError,
     TensorEntry,
-    find_embedding_key,
     read_header,
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
 
-Stage = Literal["before", "after"]
-STAGES: tuple[Stage, ...] = ("before", "after")
+BeforeKind = Literal["saved", "recreated", "none"]
 
 TOKENIZER_FILE = "tokenizer.json"
 WEIGHTS_FILE = "model.safetensors"
 WEIGHTS_INDEX_FILE = "model.safetensors.index.json"
 BEFORE_FILE = "embeddings_before.safetensors"
 CONFIG_FILE = "config.json"
+RECREATED_SEED = 0
+TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")  # pickled torch weights, not read here
 
 
 class ModelError(ValueError):
-    """A model directory that cannot be used; the message is for humans."""
+    """A model directory that cannot be used; the message is one line for humans."""
+
+
+class TextConfig(BaseModel):
+    """The language model's part of a multimodal config (Gemma 3, Qwen-VL: `text_config`)."""
+
+    model_type: str | None = None
+    vocab_size: int | None = None
+    hidden_size: int | None = None
+    tie_word_embeddings: bool | None = None
+    initializer_range: float | None = None
 
 
 class ModelConfig(BaseModel):
-    """config.json: the project's fields; HF configs share the first ones, the rest is ignored."""
+    """config.json: the project's fields and the Hugging Face fields the tutor reads; the
+    rest of an HF config is ignored."""
 
     vocab_size: int | None = None
     hidden_size: int | None = None
@@ -48,6 +72,27 @@ class ModelConfig(BaseModel):
     seed: int | None = None
     steps: int | None = None
     tokenizer: str | None = None
+    model_type: str | None = None
+    architectures: list[str] | None = None
+    initializer_range: float | None = None
+    initializer_factor: float | None = None
+    text_config: TextConfig | None = None
+
+    @property
+    def family(self) -> str | None:
+        text_type = self.text_config.model_type if self.text_config else None
+        return family_of(self.model_type, self.architectures) or family_of(text_type, None)
+
+    @property
+    def tie(self) -> bool | None:
+        if self.tie_word_embeddings is None and self.text_config:
+            return self.text_config.tie_word_embeddings
+        return self.tie_word_embeddings
+
+    @property
+    def initialisation(self) -> Initialisation | None:
+        text_range = self.text_config.initializer_range if self.text_config else None
+        return initialisation(self.initializer_range or text_range, self.initializer_factor)
 
 
 class WeightsIndex(BaseModel):
@@ -56,27 +101,39 @@ class WeightsIndex(BaseModel):
     weight_map: dict[str, str]
 
 
+def _one_line(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
 def _read_config(path: Path) -> ModelConfig:
     if not path.is_file():
         return ModelConfig()
     try:
         return ModelConfig.model_validate_json(path.read_bytes())
     except ValidationError as exc:
-        raise ModelError(f"{path}: not a valid config: {exc}") from exc
+        raise ModelError(f"{path}: not a valid config: {_one_line(exc)}") from exc
 
 
-def _weight_files(model_dir: Path) -> list[Path]:
-    single = model_dir / WEIGHTS_FILE
-    if single.is_file():
-        return [single]
+def _weight_map(model_dir: Path) -> dict[str, Path] | None:
+    """Tensor name -> shard for a sharded checkpoint; None for a single file."""
+    if (model_dir / WEIGHTS_FILE).is_file():
+        return None
     index = model_dir / WEIGHTS_INDEX_FILE
-    if index.is_file():
-        try:
-            parsed = WeightsIndex.model_validate_json(index.read_bytes())
-        except ValidationError as exc:
-            raise ModelError(f"{index}: not a valid weights index: {exc}") from exc
-        return [model_dir / name for name in sorted(set(parsed.weight_map.values()))]
-    raise ModelError(f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE})")
+    if not index.is_file():
+        other = sorted(p.name for p in model_dir.glob("*") if p.suffix in TORCH_SUFFIXES)
+        hint = (
+            f"; its {', '.join(other[:3])} needs torch to read: save the model as safetensors"
+            if other
+            else ""
+        )
+        raise ModelError(f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE}){hint}")
+    try:
+        parsed = WeightsIndex.model_validate_json(index.read_bytes())
+    except ValidationError as exc:
+        raise ModelError(f"{index}: not a valid weights index: {_one_line(exc)}") from exc
+    return {name: model_dir / shard for name, shard in parsed.weight_map.items()}
 
 
 class ProjectModel:
@@ -89,15 +146,25 @@ class ProjectModel:
             raise ModelError(f"{path} has no {TOKENIZER_FILE}")
         self.path = path
         self.config = _read_config(path / CONFIG_FILE)
+        self._shards = _weight_map(path)
         try:
             self.scheme: Scheme = load_scheme(
                 path / TOKENIZER_FILE, self.config.tokenizer or PROJECT
             )
-            self._headers = {f: read_header(f)[0] for f in _weight_files(path)}
             self._embed_file, self._embed_key = self._locate_embedding()
-        except (TokenizeError, TableError) as exc:
+            entry = read_header(self._embed_file)[0].get(self._embed_key)
+        except (TokenizeError, TableError, HFError) as exc:
             raise ModelError(str(exc)) from exc
-        rows = self.tensor_shapes[self._embed_key][0]
+        if entry is None:
+            raise ModelError(
+                f"{self._embed_file} has no tensor {self._embed_key!r}, "
+                f"though {WEIGHTS_INDEX_FILE} says it has"
+            )
+        if len(entry.shape) != 2:
+            raise ModelError(f"{self._embed_key!r} is not a table: shape {list(entry.shape)}")
+        self.table_shape: tuple[int, int] = (entry.shape[0], entry.shape[1])
+        self.table_dtype = entry.dtype
+        rows = self.table_shape[0]
         if rows < self.scheme.vocab_size:
             raise ModelError(
                 f"{path}: the table has {rows:,} rows but the tokenizer has "
@@ -106,22 +173,69 @@ class ProjectModel:
         self._tables: dict[Stage, EmbeddingTable] = {}
 
     def _locate_embedding(self) -> tuple[Path, str]:
-        merged = {name: f for f, entries in self._headers.items() for name in entries}
-        key = find_embedding_key(self._entries)
-        return merged[key], key
+        """The table's file and name; a sharded checkpoint's index names the shard, so
+        no other shard is read."""
+        where = f"{self.path}: "
+        if self._shards is None:
+            single = self.path / WEIGHTS_FILE
+            shapes = {n: e.shape for n, e in read_header(single)[0].items()}
+            return single, find_input_table(shapes, self.config.family, where)
+        key = find_input_table(dict.fromkeys(self._shards), self.config.family, where)
+        return self._shards[key], key
 
     @cached_property
     def _entries(self) -> dict[str, TensorEntry]:
-        return {name: e for entries in self._headers.values() for name, e in entries.items()}
+        """Every tensor of every weights file (reads each shard's header, not its data)."""
+        files = [self._embed_file] if self._shards is None else sorted(set(self._shards.values()))
+        try:
+            return {name: e for f in files for name, e in read_header(f)[0].items()}
+        except TableError as exc:
+            raise ModelError(str(exc)) from exc
 
     @property
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         return {name: e.shape for name, e in self._entries.items()}
 
     @property
+    def embedding_key(self) -> str:
+        return self._embed_key
+
+    @property
+    def head(self) -> HeadKind:
+        """Whether the output layer is the input table ("tied"), its own ("untied"), or
+        absent from these files ("none", an encoder)."""
+        names = self._shards if self._shards is not None else self._entries
+        return head_kind(dict.fromkeys(names), self._embed_key, self.config.family, self.config.tie)
+
+    @property
+    def weights_bytes(self) -> int:
+        """Size on disk of the weights files (every shard)."""
+        files = {self._embed_file} if self._shards is None else set(self._shards.values())
+        return sum(f.stat().st_size for f in files if f.is_file())
+
+    @property
+    def before_kind(self) -> BeforeKind:
+        """ "saved": the real initial table ships beside the model; "recreated": drawn the
+        way config.json says the model was initialised; "none": nothing honest to show."""
+        if (self.path / BEFORE_FILE).is_file():
+            return "saved"
+        return "recreated" if self.config.initialisation is not None else "none"
+
+    @property
     def has_before(self) -> bool:
-        """Whether the random initialisation was saved (the "before" stage exists)."""
-        return (self.path / BEFORE_FILE).is_file()
+        """Whether a "before" stage can be shown (saved, or honestly re-created)."""
+        return self.before_kind != "none"
+
+    @property
+    def before_description(self) -> str:
+        """How the "before" table was obtained, for a label beside it."""
+        init = self.config.initialisation
+        if self.before_kind == "recreated" and init is not None:
+            return (
+                f"re-created: {init.describe()}, seed {RECREATED_SEED} "
+                "(not this model's real initial table)"
+            )
+        return "saved at initialisation" if self.before_kind == "saved" else "not available"
 
     def table(self, stage: Stage = "after") -> EmbeddingTable:
         """The embedding table after training, or as it was initialised ("before")."""
@@ -132,11 +246,16 @@ class ProjectModel:
         return self._tables[stage]
 
     def _load(self, stage: Stage) -> EmbeddingTable:
-        if stage == "before" and not self.has_before:
+        kind = self.before_kind
+        if stage == "before" and kind == "none":
             raise ModelError(
-                f"{self.path} has no {BEFORE_FILE}, so the table before training is unknown; "
-                "only the 'after' stage is available for this model"
+                f"{self.path} has no {BEFORE_FILE} and its config.json names no "
+                "initialisation (initializer_range), so the table before training is "
+                "unknown; only the 'after' stage is available for this model"
             )
+        init = self.config.initialisation
+        if stage == "before" and kind == "recreated" and init is not None:
+            return RecreatedTable(*self.table_shape, std=init.std, seed=RECREATED_SEED)
         try:
             if stage == "after":
                 return EmbeddingTable.from_safetensors(self._embed_file, self._embed_key)
@@ -147,7 +266,7 @@ class ProjectModel:
     @property
     def embedding_parameters(self) -> int:
         """V x d of the input table."""
-        rows, dim = self.tensor_shapes[self._embed_key]
+        rows, dim = self.table_shape
         return rows * dim
 
     @property
@@ -170,3 +289,37 @@ def _open_resolved(path: Path) -> ProjectModel:
 def open_model(path: Path | None = None) -> ProjectModel:
     """The model in `path` (default: the shipped project model), opened once per path."""
     return _open_resolved((path or default_model_dir()).resolve())
+
+
+@dataclass(frozen=True, slots=True)
+class TableShape:
+    """What the explore screen's shapes panel says about a model's input table."""
+
+    vocab: int
+    dim: int
+    dtype: str
+    table_parameters: int
+    total_parameters: int
+    head: HeadKind
+    weights_bytes: int
+    before: BeforeKind
+
+    @property
+    def share(self) -> float:
+        """The table's share of every parameter in the files (tied: counted once)."""
+        return self.table_parameters / self.total_parameters if self.total_parameters else 0.0
+
+
+def table_shape(model: ProjectModel) -> TableShape:
+    """The table's shape and cost; reads every shard's header, never its data."""
+    vocab, dim = model.table_shape
+    return TableShape(
+        vocab=vocab,
+        dim=dim,
+        dtype=model.table_dtype,
+        table_parameters=model.embedding_parameters,
+        total_parameters=model.total_parameters,
+        head=model.head,
+        weights_bytes=model.weights_bytes,
+        before=model.before_kind,
+    )

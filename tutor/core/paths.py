@@ -7,6 +7,7 @@ keeps them at the repository root. Both are found the same way, so `pip install 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # The package is always unpacked on disk (the tutor memory-maps its tables), so its own
@@ -43,3 +44,13 @@ def corpus_dir() -> Path:
 def default_model_dir() -> Path:
     """The project model: the byte-bpe-zh tokenizer with its trained table."""
     return assets_dir() / "models" / "project"
+
+
+def default_cache_dir() -> Path:
+    """`TUTOR_CACHE_DIR` if set, else the platform's user cache dir."""
+    override = os.environ.get("TUTOR_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("embedding-tutor", appauthor=False))

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from tutor.core.model import ProjectModel, Stage
+from tutor.core.names import NEIGHBOUR_SCHEMES, NeighbourScheme
 from tutor.core.table import EmbeddingTable, one_hot
-
-NeighbourScheme = Literal["id", "onehot", "before", "after"]
-NEIGHBOUR_SCHEMES: tuple[NeighbourScheme, ...] = ("id", "onehot", "before", "after")
 
 
 class SimilarityError(ValueError):
@@ -59,13 +56,6 @@ def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     return np.clip(unit @ unit.T, -1.0, 1.0)
 
 
-def _cosines_to(table: EmbeddingTable, query: np.ndarray) -> np.ndarray:
-    """(V,) cosine of every row with `query`; one chunked product, cached row norms."""
-    denom = table.row_norms * np.float32(np.linalg.norm(query))
-    cos = np.divide(table.dot(query), denom, out=np.zeros_like(denom), where=denom > 0)
-    return np.clip(cos, -1.0, 1.0, out=cos)
-
-
 def _top_k(keys: np.ndarray, valid: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The k nearest valid ids (smaller key = nearer), their ranks, and the tie count.
 
@@ -84,6 +74,14 @@ def _top_k(keys: np.ndarray, valid: np.ndarray, k: int) -> tuple[np.ndarray, np.
     chosen_keys = keys[chosen]
     ranks = np.searchsorted(chosen_keys, chosen_keys, side="left") + 1
     return chosen, ranks, int(tied.size)
+
+
+def _cosine_keys(table: EmbeddingTable, query: np.ndarray, k: int, valid: np.ndarray) -> np.ndarray:
+    """-cosine of each of the first len(valid) rows with `query` (smaller = nearer); a row
+    that cannot be among the k nearest valid ones may be +inf (see `top_cosines`)."""
+    in_table = np.zeros(table.vocab_size, dtype=bool)
+    in_table[: len(valid)] = valid
+    return -table.top_cosines(query, k, in_table)[: len(valid)].astype(np.float64)
 
 
 def _neighbours(
@@ -128,8 +126,8 @@ def nearest(
         sign = 1.0
     else:
         table = model.table(scheme)
-        keys = -_cosines_to(table, table.lookup([token_id])[0])[:n].astype(np.float64)
         valid[list(model.scheme.special_ids)] = False
+        keys = _cosine_keys(table, table.lookup([token_id])[0], k, valid)
         sign = -1.0
     ids, ranks, tie_count = _top_k(keys, valid, k)
     return NeighbourResult(
@@ -158,10 +156,9 @@ def analogy(
     table = model.table(stage)
     rows = table.lookup(ids)
     query = rows[0] - rows[1] + rows[2]
-    n = model.scheme.vocab_size
-    keys = -_cosines_to(table, query)[:n].astype(np.float64)
-    valid = np.ones(n, dtype=bool)
+    valid = np.ones(model.scheme.vocab_size, dtype=bool)
     valid[ids] = False
     valid[list(model.scheme.special_ids)] = False
+    keys = _cosine_keys(table, query, k, valid)
     chosen, ranks, _ = _top_k(keys, valid, k)
     return _neighbours(model, chosen, ranks, -keys[chosen])

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from tutor.core.names import PROJECT, TOKEN_SCHEMES
 from tutor.core.paths import default_model_dir, tokenizers_dir
 
-SCHEMES = ("codepoint", "char", "word", "char-bpe", "byte-bpe-en", "byte-bpe-zh")
-PROJECT = "project"
+SCHEMES = TOKEN_SCHEMES
 MAX_TEXT_CHARS = 100_000
 CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has an id
 

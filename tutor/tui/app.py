@@ -18,9 +18,10 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 
-from tutor.content.cache import LessonContent, default_cache_dir
+from tutor.cachefile import default_cache_dir
+from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
 from tutor.lazy import load
 from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
 from tutor.tui import cjk_wrap
@@ -81,6 +82,7 @@ class TutorApp(App[None]):
         guest: bool = False,
         start_lesson: str | None = None,
         start_page: int | None = None,
+        start_explore: bool = False,
         animate: bool = True,
         remote: bool = False,
         opening_store: Future[ProgressStore] | None = None,
@@ -93,6 +95,7 @@ class TutorApp(App[None]):
         self.learner = learner
         self.start_lesson = start_lesson
         self.start_page = start_page
+        self.start_explore = start_explore  # `tutor explore`: the model workbench first
         self.animate = animate
         self.remote = remote  # served over SSH: the progress file's path means nothing here
         # `tutor` starts opening the store before it imports Textual; else it starts here
@@ -141,6 +144,10 @@ class TutorApp(App[None]):
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
             self.open_lesson(self.start_lesson, self.start_page)
+        if self.start_explore and not self._broken:
+            from tutor.tui.screens.explore import ExploreScreen
+
+            self.push_screen(ExploreScreen())
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size)
@@ -188,9 +195,9 @@ class TutorApp(App[None]):
     def _problem_screen(self, problems: list[Problem]) -> Screen:
         title = t("error.title", self.lang, count=len(problems))
         hint = t("error.hint", self.lang, path=self.content_root)
-        return self._error_screen([render_problem(problem) for problem in problems], title, hint)
+        return self._error_screen(list(problems), title, hint)
 
-    def _error_screen(self, reports: list[str], title: str, hint: str) -> Screen:
+    def _error_screen(self, reports: list[Problem | str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
         return ErrorScreen(reports, title, hint)
@@ -326,15 +333,6 @@ class TutorApp(App[None]):
 
     # the lesson and nothing outside it ---------------------------------------
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's palette commands except "Screenshot", which writes an SVG into the
-        account's Downloads folder: over SSH that is the server's disk, filled by anyone
-        pressing Enter. Local learners lose it too: their terminal takes screenshots
-        already, and the tutor writes nothing but progress anywhere."""
-        for command in super().get_system_commands(screen):
-            if command.title != "Screenshot":
-                yield command
-
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Never start a browser (over SSH it would start on the server): show the address
         for the learner to open themselves."""
@@ -353,7 +351,9 @@ class TutorApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette's own commands, in the learner's language. Textual's key panel is
         not offered (it shows binding descriptions untranslated): "Keys" opens the help,
-        which lists this screen's keys in words."""
+        which lists this screen's keys in words. Nor is Textual's "Screenshot": it writes an
+        SVG into the account's Downloads folder, over SSH the server's disk, filled by anyone
+        pressing Enter; a local learner's terminal takes screenshots already."""
         yield SystemCommand(
             t("palette.theme", self.lang),
             t("palette.theme_help", self.lang),

@@ -6,13 +6,13 @@ module depends only on this file and the core, never on the screens around it.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
+from tutor.content.prose import fill_fact_refs
 from tutor.progress.store import ProgressStore
 from tutor.tui.i18n import Lang, t
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from tutor.core.facts import Fact
     from tutor.core.model import ProjectModel
     from tutor.tui.lessons import LessonState
-
-FACT_REF = re.compile(r"\{\{\s*fact:([A-Za-z0-9_.\-]+)\s*\}\}")
 
 
 class ModelAccess:
@@ -100,7 +98,7 @@ class TutorContext:
 
     def fill_facts(self, text: str) -> str:
         """Prose with every {{fact:key}} replaced by its value."""
-        return FACT_REF.sub(lambda match: self.fact_text(match.group(1)), text)
+        return fill_fact_refs(text, self.fact_text)
 
 
 class _HasContext(Protocol):
@@ -110,8 +108,3 @@ class _HasContext(Protocol):
 def tutor_context(node: DOMNode) -> TutorContext:
     """The running TutorApp's context, from any widget or screen."""
     return cast("_HasContext", node.app).ctx
-
-
-def fact_keys(text: str) -> list[str]:
-    """Fact keys in order of first appearance."""
-    return list(dict.fromkeys(FACT_REF.findall(text)))

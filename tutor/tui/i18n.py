@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal, TypeGuard
 
-from tutor.content.cache import default_cache_dir, read_cached, write_cached
+from tutor.cachefile import default_cache_dir, read_cached, write_cached
 
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")

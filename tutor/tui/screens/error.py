@@ -1,5 +1,6 @@
 """What stops the tutor before the lessons: broken content (the problems as `tutor check`
-prints them) or a progress database that cannot be opened; never a traceback."""
+prints them, wrapped to the screen) or a progress database that cannot be opened; never a
+traceback. `tutor` exits non-zero after showing broken content."""
 
 from __future__ import annotations
 
@@ -10,17 +11,19 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tutor.content.problems import Problem, render_problem
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.problem import ProblemReport
 
 
 class ErrorScreen(Screen[None]):
-    """`reports` are rendered problems (`path:line:col: message` plus the marked line), or
+    """`reports` are content problems (`path:line:col: message` plus the marked line), or
     one line saying why the progress database cannot be opened."""
 
     help_key = "help.error"
 
-    def __init__(self, reports: Sequence[str], title: str, hint: str) -> None:
+    def __init__(self, reports: Sequence[Problem | str], title: str, hint: str) -> None:
         super().__init__()
         self.reports = list(reports)
         self.title = title
@@ -33,12 +36,25 @@ class ErrorScreen(Screen[None]):
         yield Static(Content.styled(self.help_title(), "bold $text-error"), id="page-header")
         with Body(id="body"):
             for report in self.reports:
-                yield Static(Content(report), classes="problem")
+                if isinstance(report, Problem):
+                    yield ProblemReport(report)
+                else:
+                    yield Static(Content(report), classes="problem")
             yield Static(Content.styled(self.hint, "italic"), classes="hint")
         yield KeyBar()
 
+    async def show(self, reports: Sequence[Problem | str], title: str) -> None:
+        """Other problems in place of these (tutor preview, after another broken save)."""
+        self.reports = list(reports)
+        self.title = title
+        await self.recompose()
+        self.query_one("#body").focus()
+
     def on_mount(self) -> None:
-        self.query_one("#body").focus()  # arrows scroll the list, sideways too
+        self.query_one("#body").focus()  # arrows scroll the list
 
     def plain_text(self) -> str:
-        return "\n".join(self.reports)
+        return "\n".join(
+            render_problem(report) if isinstance(report, Problem) else report
+            for report in self.reports
+        )

@@ -18,8 +18,9 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.content.prose import fact_keys
 from tutor.lazy import load
-from tutor.tui.context import fact_keys, tutor_context
+from tutor.tui.context import tutor_context
 from tutor.tui.messages import TurnPage
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
@@ -111,10 +112,23 @@ class PageScreen(Screen[None]):
         with Body(id="body"):
             if self.shows_title:
                 yield Static(Content.styled(self.page.title, "bold"), classes="page-title")
+            if ctx.model_dir is not None and self.page.body_blocks:
+                yield Static(self._model_note(), classes="model-note")
             yield from self.compose_before_body()
             yield from self.compose_body()
             yield from self.compose_after_body()
         yield KeyBar()
+
+    def _model_note(self) -> Content:
+        """Under --model the prose still quotes the shipped model; say so where it shows."""
+        ctx = tutor_context(self)
+        note = ctx.t(
+            "page.model_note",
+            v=ctx.fact_text("model.vocab_size"),
+            d=ctx.fact_text("model.d"),
+            name=ctx.model_dir.name if ctx.model_dir else "",
+        )
+        return Content.styled(note, "italic $text-warning")
 
     @property
     def _position(self) -> int:

@@ -3,8 +3,9 @@
 The small table is real: the sentence's tokens (plus a few others) renumbered from 0, each
 row the first `small_dim` numbers of that token's row in the project model's trained
 table, and the product is a real matrix product computed by the core. The real-scale view
-swaps in Qwen3.8's T, V and d from the cited facts, where drawing the matrix is hopeless
-and only the shapes and their cost still speak.
+swaps in Qwen3.8's T, V and d from the cited facts (or, under `--model`, the opened model's
+own T, V and d, measured on it), where drawing the matrix is hopeless and only the shapes
+and their cost still speak.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class SmallTable:
     model_ids: list[int]  # local id -> id in the project model
     sentence: list[int]  # the sentence as local ids
     weights: np.ndarray  # small_vocab x small_dim
+    model_shape: tuple[int, int, int]  # the whole model's T (the sentence), V and d
 
 
 def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
@@ -64,6 +66,7 @@ def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
         model_ids=model_ids,
         sentence=[local[t.id] for t in sentence_tokens if t.id in local],
         weights=np.ascontiguousarray(rows, dtype=np.float32),
+        model_shape=(len(sentence_tokens), *model.table_shape),
     )
 
 
@@ -99,9 +102,10 @@ class LookupDemo(Asking, Vertical):
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
+        real = "lookup.scale.opened" if ctx.model_dir is not None else "lookup.scale.real"
         yield ChoiceBar(
             ["small", "real"],
-            [ctx.t("lookup.scale.small"), ctx.t("lookup.scale.real")],
+            [ctx.t("lookup.scale.small"), ctx.t(real)],
             caption=ctx.t("lookup.title"),
             id="scale",
         )
@@ -190,13 +194,20 @@ class LookupDemo(Asking, Vertical):
         return Content.assemble(*parts)
 
     def _real_view(self) -> str:
+        """Qwen3.8's shapes from the cited facts; under --model, the opened model's own."""
         ctx = tutor_context(self)
-        facts = ctx.facts
-        vocab = int(facts[REAL_VOCAB].value)
-        dim = int(facts[REAL_DIM].value)
-        tokens = len(facts[REAL_SENTENCE_IDS].value)
+        if ctx.model_dir is not None and self.table is not None:
+            tokens, vocab, dim = self.table.model_shape
+            source = ctx.t("lookup.source.opened", name=ctx.model_dir.name)
+        else:
+            facts = ctx.facts
+            vocab = int(facts[REAL_VOCAB].value)
+            dim = int(facts[REAL_DIM].value)
+            tokens = len(facts[REAL_SENTENCE_IDS].value)
+            source = ctx.t("lookup.source.cited")
         return "\n".join(
             [
+                source,
                 ctx.t("lookup.shapes", t=tokens, v=f"{vocab:,}", d=f"{dim:,}"),
                 ctx.t("lookup.dims", t=tokens, v=f"{vocab:,}", d=f"{dim:,}"),
                 ctx.t(

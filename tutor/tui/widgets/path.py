@@ -15,7 +15,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from tutor.tui.context import fact_keys, tutor_context
+from tutor.content.prose import fact_keys
+from tutor.tui.context import tutor_context
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
 

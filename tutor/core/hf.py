@@ -1,0 +1,176 @@
+"""What a Hugging Face model directory holds, by the conventions its architecture uses.
+
+Checkpoints name their input table after the architecture (BERT's
+`embeddings.word_embeddings.weight`, GPT-2's `wte.weight`, Llama's `embed_tokens.weight` ...),
+so the table is looked for by the family `config.json` names first and by every known name
+after; a directory nobody can read gets one line naming at most five candidates, never a
+list of every tensor in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+# tensor name -> shape; None where the shape is not read yet (a shard not opened)
+Shapes = Mapping[str, tuple[int, ...] | None]
+HeadKind = Literal["tied", "untied", "none"]
+
+MAX_CANDIDATES = 5
+
+# family -> the input table's name, as a suffix after any prefix ("bert.", "model." ...),
+# most specific first.
+TABLE_NAMES: dict[str, tuple[str, ...]] = {
+    "bert": ("embeddings.word_embeddings.weight",),  # BERT, RoBERTa, MiniLM, MPNet, XLM-R
+    "llama": ("embed_tokens.weight",),  # Llama, Qwen, Mistral, Gemma, Phi-3; the project model
+    "gpt2": ("wte.weight",),
+    "gpt_neox": ("embed_in.weight",),
+    "t5": ("shared.weight", "encoder.embed_tokens.weight"),  # T5, mT5, BART
+    "opt": ("decoder.embed_tokens.weight",),
+    "bloom": ("word_embeddings.weight",),  # Falcon, BLOOM
+}
+
+# config.json's model_type -> family
+MODEL_TYPES: dict[str, str] = {
+    **dict.fromkeys(
+        ("bert", "roberta", "xlm-roberta", "distilbert", "mpnet", "electra", "camembert"),
+        "bert",
+    ),
+    **dict.fromkeys(("albert", "deberta", "deberta-v2", "nomic_bert", "modernbert"), "bert"),
+    **dict.fromkeys(
+        ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe"), "llama"
+    ),
+    **dict.fromkeys(("gemma", "gemma2", "gemma3_text", "phi3", "olmo", "olmo2"), "llama"),
+    **dict.fromkeys(("gpt2", "gptj", "gpt_bigcode"), "gpt2"),
+    "gpt_neox": "gpt_neox",
+    **dict.fromkeys(("t5", "mt5", "umt5", "bart", "mbart"), "t5"),
+    "opt": "opt",
+    **dict.fromkeys(("falcon", "bloom"), "bloom"),
+}
+
+# lower-cased start of an `architectures` class name -> family (longest match wins)
+ARCHITECTURES: dict[str, str] = {
+    "bert": "bert",
+    "roberta": "bert",
+    "xlmroberta": "bert",
+    "distilbert": "bert",
+    "mpnet": "bert",
+    "llama": "llama",
+    "qwen": "llama",
+    "mistral": "llama",
+    "gemma": "llama",
+    "gpt2": "gpt2",
+    "gptneox": "gpt_neox",
+    "t5": "t5",
+    "mt5": "t5",
+    "bart": "t5",
+    "opt": "opt",
+    "falcon": "bloom",
+    "bloom": "bloom",
+}
+
+# Output heads by name (a suffix after any prefix); encoders have none.
+HEAD_NAMES = ("lm_head.weight", "embed_out.weight", "cls.predictions.decoder.weight")
+HEAD_EXACT = ("output.weight",)
+ENCODER_FAMILIES = frozenset({"bert"})
+
+# Names that mark a 2-D "embedding" that is not the token table.
+_NOT_TOKEN_TABLE = ("position", "token_type", "wpe", "pos_emb", "rotary")
+
+
+class HFError(ValueError):
+    """A model directory whose parts cannot be found; the message is one line for humans."""
+
+
+def _matches(name: str, suffix: str) -> bool:
+    return name == suffix or name.endswith("." + suffix)
+
+
+def family_of(model_type: str | None, architectures: list[str] | None) -> str | None:
+    """The naming family config.json points at, or None when it names nothing we know."""
+    if model_type and model_type.lower() in MODEL_TYPES:
+        return MODEL_TYPES[model_type.lower()]
+    for arch in architectures or []:
+        lowered = arch.lower()
+        starts = [prefix for prefix in ARCHITECTURES if lowered.startswith(prefix)]
+        if starts:
+            return ARCHITECTURES[max(starts, key=len)]
+    return None
+
+
+def _shown(names: list[str], shapes: Shapes) -> str:
+    listed = ", ".join(
+        n if shapes[n] is None else f"{n} {list(shapes[n] or ())}" for n in names[:MAX_CANDIDATES]
+    )
+    more = len(names) - MAX_CANDIDATES
+    return listed + (f" and {more:,} more" if more > 0 else "")
+
+
+def find_input_table(shapes: Shapes, family: str | None = None, where: str = "") -> str:
+    """The input embedding table's name: the family's names, then every known name, then
+    the one 2-D tensor called *embed* that is not a position table."""
+    order = list(TABLE_NAMES[family]) if family else []
+    order += [s for names in TABLE_NAMES.values() for s in names if s not in order]
+    two_d = [n for n, shape in shapes.items() if shape is None or len(shape) == 2]
+    for suffix in order:
+        found = sorted(n for n in two_d if _matches(n, suffix))
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise HFError(
+                f"{where}more than one tensor could be the input table "
+                f"(each ends in {suffix!r}): {_shown(found, shapes)}"
+            )
+    embed = [
+        n
+        for n in two_d
+        if "embed" in n.lower() and not any(mark in n.lower() for mark in _NOT_TOKEN_TABLE)
+    ]
+    if len(embed) == 1:
+        return embed[0]
+    candidates = embed or sorted(two_d, key=lambda n: (-(shapes[n] or (0,))[0], n))
+    kind = f"{family} models use" if family else "we know"
+    found = f"; candidates: {_shown(candidates, shapes)}" if candidates else "; no 2-D tensors"
+    raise HFError(
+        f"{where}no input embedding table: no tensor has a name {kind} "
+        f"({', '.join(order[:MAX_CANDIDATES])} ...){found}"
+    )
+
+
+def head_kind(shapes: Shapes, table: str, family: str | None, tie: bool | None) -> HeadKind:
+    """Whether the output layer reuses the input table ("tied"), has its own ("untied"), or
+    these files hold no output layer at all ("none": an encoder such as BERT)."""
+    heads = [
+        n
+        for n in shapes
+        if n != table and (n in HEAD_EXACT or any(_matches(n, h) for h in HEAD_NAMES))
+    ]
+    if heads:
+        return "tied" if tie else "untied"
+    if tie is False or (tie is None and family in ENCODER_FAMILIES):
+        return "none"
+    return "tied"  # Hugging Face's default: tie_word_embeddings is true unless config says not
+
+
+@dataclass(frozen=True, slots=True)
+class Initialisation:
+    """How config.json says the table was initialised: normal(0, std)."""
+
+    std: float
+    source: str  # the config field it comes from, for the label
+
+    def describe(self) -> str:
+        return f"normal(0, {self.std:g}) from config.json's {self.source}"
+
+
+def initialisation(
+    initializer_range: float | None, initializer_factor: float | None
+) -> Initialisation | None:
+    """The initialisation a config describes (BERT, GPT-2, Llama: initializer_range; T5:
+    initializer_factor x 1.0 for the shared table), or None when it describes none."""
+    if initializer_range is not None and initializer_range > 0:
+        return Initialisation(float(initializer_range), "initializer_range")
+    if initializer_factor is not None and initializer_factor > 0:
+        return Initialisation(float(initializer_factor), "initializer_factor")
+    return None

@@ -1,0 +1,336 @@
+"""`tutor explore [--model DIR]`: any model's input table, asked the lesson's questions.
+
+Not a lesson page: a workbench for the shipped model or one a learner or teacher has on
+disk. Type text and see its tokens, IDs and bytes; pick one and see its neighbours by
+cosine beside its neighbours by ID (ID closeness means nothing in a real model either);
+an analogy a - b + c; the lesson's heatmap over the text's tokens; and the table's shape
+and cost. Every answer is computed in a worker; only the newest answer of each kind shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.cells import cell_len
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from tutor.core.model import BeforeKind, ProjectModel, TableShape
+    from tutor.core.similarity import Neighbour, NeighbourResult
+    from tutor.core.tokenize import Token
+
+HEATMAP_LIMIT = 20  # tokens in the heatmap: 20 columns of 3 cells fit 80 columns
+SHOWN_TOKENS = 12  # token rows listed before "… and N more"
+PICK_LIMIT = 40  # tokens offered to pick from: a long paste must not make a bar of thousands
+K = 6
+DEFAULT_TEXT = {"zh": "猫和狗都喜欢吃鱼", "en": "the cat and the dog like fish"}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenView:
+    """The typed text as the model sees it, and its distinct tokens for the heatmap."""
+
+    tokens: list[Token]
+    bytes_of: list[str]  # each token's bytes in hex
+    distinct: list[str]  # distinct non-special pieces, in order of appearance
+
+
+def token_view(model: ProjectModel, text: str) -> TokenView:
+    from tutor.core.tokenize import piece_bytes
+
+    scheme = model.scheme
+    tokens = scheme.encode(text)
+    raw = [piece_bytes(t.piece) if scheme.byte_level else t.piece.encode() for t in tokens]
+    distinct = list(
+        dict.fromkeys(t.piece for t in tokens if t.id not in scheme.special_ids and t.piece)
+    )
+    return TokenView(tokens, [data.hex(" ").upper() for data in raw], distinct)
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourView:
+    by_cosine: NeighbourResult
+    by_id: NeighbourResult
+
+
+def neighbour_view(model: ProjectModel, piece: str) -> NeighbourView:
+    from tutor.core.similarity import nearest
+
+    return NeighbourView(nearest(model, piece, "after", K), nearest(model, piece, "id", K))
+
+
+def analogy_view(model: ProjectModel, text: str) -> list[Neighbour] | None:
+    """None when the text is not three tokens."""
+    from tutor.core.similarity import analogy
+
+    words = text.split()
+    if len(words) != 3:
+        return None
+    return analogy(model, *words, k=K)
+
+
+def columns(headers: list[str], rows: list[list[str]]) -> str:
+    """Rows of cells padded by terminal cells (CJK is two)."""
+    widths = [max(cell_len(c) for c in column) for column in zip(headers, *rows, strict=True)]
+    return "\n".join(
+        "  ".join(
+            cell + " " * (w - cell_len(cell)) for cell, w in zip(row, widths, strict=True)
+        ).rstrip()
+        for row in [headers, *rows]
+    )
+
+
+class Answered(Message):
+    """A worker's answer to one question of one kind ("tokens", "neighbours" ...)."""
+
+    def __init__(self, kind: str, number: int, answer: object, show: Callable[[Any], None]):
+        super().__init__()
+        self.kind = kind
+        self.number = number
+        self.answer = answer
+        self.show = show
+
+
+class ExploreScreen(Screen[None]):
+    """The workbench; Tab moves between its parts, Esc goes back."""
+
+    CSS_PATH = "page.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "key.back"),
+    ]
+    DEFAULT_CSS = """
+    ExploreScreen #explore-body > * { height: auto; margin-bottom: 1; }
+    ExploreScreen #explore-body > .caption { margin-bottom: 0; }
+    ExploreScreen #heat { height: auto; }
+    """
+
+    help_key = "help.explore"
+
+    def __init__(self) -> None:
+        super().__init__(name="explore")
+        self._asked: dict[str, int] = {}  # questions asked so far, per kind
+        self._computing: set[str] = set()  # kinds with a worker computing
+        self._queued: dict[str, tuple] = {}  # the newest question asked while it ran
+        self._pieces: list[str] = []  # the text's tokens, as the pick bar lists them
+        self._heat_tokens = 0  # distinct tokens of the text (the heatmap draws 20)
+        self._before: BeforeKind | None = None  # known once the shapes are in
+
+    def help_title(self) -> str:
+        return tutor_context(self).t("explore.title")
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        name = ctx.model_dir.name if ctx.model_dir else ctx.t("explore.shipped")
+        yield Static(
+            Content.assemble(
+                (ctx.t("explore.title"), "bold"), " · ", ctx.t("explore.model", name=name)
+            ),
+            id="page-header",
+        )
+        with VerticalScroll(id="explore-body"):
+            yield Static(ctx.t("model.loading"), id="shapes")
+            yield Static(Content.styled(ctx.t("explore.text"), "bold"), classes="caption")
+            yield Input(DEFAULT_TEXT[ctx.lang], placeholder=ctx.t("explore.text"), id="text")
+            yield Static(ctx.t("model.loading"), id="tokens")
+            yield ChoiceBar(["…"], caption=ctx.t("explore.pick"), id="pick")
+            yield Static("", id="neighbours")
+            yield Static(Content.styled(ctx.t("explore.analogy"), "bold"), classes="caption")
+            yield Input(placeholder="a b c", id="analogy")
+            yield Static("", id="analogy-out")
+            yield Static(ctx.t("model.loading"), id="heat-note")
+            yield Vertical(id="heat")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._ask("shapes", self._shape_of, self._show_shapes)
+        self._ask_tokens(self.query_one("#text", Input).value)
+        self.query_one("#text", Input).focus()
+
+    # the one way this screen computes ---------------------------------------
+
+    def _ask(self, kind: str, compute: Callable[[ProjectModel], Any], show: Callable) -> None:
+        """Compute in a thread worker; show the answer only if it is the newest of its kind
+        and the screen is still up. One worker per kind: questions asked while it runs
+        wait, and only the newest of them runs next (a search of a 2.5 GB table takes a
+        second or two; keys pressed meanwhile must not queue a scan each). An error the
+        core explains is an answer too."""
+        number = self._asked[kind] = self._asked.get(kind, 0) + 1
+        question = (kind, number, compute, show)
+        if kind in self._computing:
+            self._queued[kind] = question
+        else:
+            self._start(*question)
+
+    def _start(self, kind: str, number: int, compute: Callable, show: Callable) -> None:
+        self._computing.add(kind)
+        models = tutor_context(self).models
+
+        def work() -> None:
+            try:
+                answer: object = compute(models.get())
+            except (ValueError, OSError) as exc:
+                answer = exc
+            self.post_message(Answered(kind, number, answer, show))
+
+        self.run_worker(work, thread=True, group=f"explore-{kind}")
+
+    def on_answered(self, message: Answered) -> None:
+        message.stop()
+        self._computing.discard(message.kind)
+        if not self.is_attached:
+            return
+        if message.kind in self._queued:
+            self._start(*self._queued.pop(message.kind))
+        if message.number != self._asked.get(message.kind):
+            return
+        if isinstance(message.answer, Exception):
+            self._show_error(message.kind, message.answer)
+        else:
+            message.show(message.answer)
+
+    def _show_error(self, kind: str, error: Exception) -> None:
+        target = {"tokens": "#tokens", "neighbours": "#neighbours", "shapes": "#shapes"}
+        text = (
+            tutor_context(self).t("model.error", error=error) if kind != "analogy" else str(error)
+        )
+        self.query_one(target.get(kind, "#analogy-out"), Static).update(
+            Content.styled(text, "bold $text-error")
+        )
+
+    # shapes ------------------------------------------------------------------
+
+    @staticmethod
+    def _shape_of(model: ProjectModel) -> TableShape:
+        from tutor.core.model import table_shape
+
+        return table_shape(model)
+
+    def _show_shapes(self, shape: TableShape) -> None:
+        ctx = tutor_context(self)
+        self._before = shape.before
+        self._show_heat_note()
+        text = ctx.t(
+            "explore.shapes",
+            v=f"{shape.vocab:,}",
+            d=f"{shape.dim:,}",
+            dtype=shape.dtype,
+            params=f"{shape.table_parameters:,}",
+            total=f"{shape.total_parameters:,}",
+            share=f"{shape.share:.1%}",
+            head=ctx.t(f"explore.head.{shape.head}"),
+            size=f"{shape.weights_bytes / 2**20:,.1f} MB",
+            before=ctx.t(f"explore.before.{shape.before}"),
+        )
+        self.query_one("#shapes", Static).update(Content(text))
+
+    # tokens ------------------------------------------------------------------
+
+    @on(Input.Changed, "#text")
+    def _text_changed(self, event: Input.Changed) -> None:
+        self._ask_tokens(event.value)
+
+    def _ask_tokens(self, text: str) -> None:
+        self._ask("tokens", lambda model: token_view(model, text), self._show_tokens)
+
+    def _show_tokens(self, view: TokenView) -> None:
+        ctx = tutor_context(self)
+        rows = [
+            [str(n), str(t.id), repr(t.piece), data]
+            for n, (t, data) in enumerate(zip(view.tokens, view.bytes_of, strict=True))
+        ]
+        headers = ["#", "id", ctx.t("explore.col.piece"), ctx.t("explore.col.bytes")]
+        shown = columns(headers, rows[:SHOWN_TOKENS])
+        lines = [ctx.t("explore.tokens", count=len(rows)), shown]
+        if len(rows) > SHOWN_TOKENS:
+            lines.append(ctx.t("explore.more", count=len(rows) - SHOWN_TOKENS))
+        self.query_one("#tokens", Static).update(Content("\n".join(lines)))
+        pieces = view.distinct[:PICK_LIMIT] or ["…"]
+        if pieces != self._pieces:
+            self._pieces = pieces
+            self.query_one("#pick", ChoiceBar).set_options(pieces)
+            self._ask_neighbours(pieces[0])
+            self._show_heatmap(view.distinct)
+
+    # neighbours --------------------------------------------------------------
+
+    @on(ChoiceBar.Changed, "#pick")
+    def _picked(self, event: ChoiceBar.Changed) -> None:
+        self._ask_neighbours(event.value)
+
+    def _ask_neighbours(self, piece: str) -> None:
+        if piece == "…":
+            self.query_one("#neighbours", Static).update("")
+            return
+        self._ask("neighbours", lambda model: neighbour_view(model, piece), self._show_neighbours)
+
+    def _show_neighbours(self, view: NeighbourView) -> None:
+        ctx = tutor_context(self)
+        cosine = [f"{n.piece!r} {n.id} {n.score:.3f}" for n in view.by_cosine.neighbours]
+        by_id = [f"{n.piece!r} {n.id}" for n in view.by_id.neighbours]
+        rows = [list(pair) for pair in zip(cosine, by_id, strict=False)]
+        title = f"{view.by_cosine.piece!r} (id {view.by_cosine.id})"
+        table = columns([ctx.t("explore.by_cosine"), ctx.t("explore.by_id")], rows)
+        self.query_one("#neighbours", Static).update(Content(f"{title}\n{table}"))
+
+    # analogy -----------------------------------------------------------------
+
+    @on(Input.Submitted, "#analogy")
+    @on(Input.Changed, "#analogy")
+    def _analogy_changed(self, event: Input.Changed | Input.Submitted) -> None:
+        text = event.value
+        self._ask("analogy", lambda model: analogy_view(model, text), self._show_analogy)
+
+    def _show_analogy(self, found: list[Neighbour] | None) -> None:
+        ctx = tutor_context(self)
+        out = self.query_one("#analogy-out", Static)
+        if found is None:
+            out.update(Content.styled(ctx.t("explore.analogy.need"), "dim"))
+            return
+        rows = [[str(n.rank), repr(n.piece), str(n.id), f"{n.score:.3f}"] for n in found]
+        out.update(Content(columns(["#", "token", "id", "cos"], rows)))
+
+    # heatmap -----------------------------------------------------------------
+
+    def _show_heatmap(self, distinct: list[str]) -> None:
+        """A fresh lesson heatmap over the text's first 20 distinct tokens."""
+        from tutor.content.widgets import HeatmapWidget
+        from tutor.tui.widgets.heatmap import Heatmap
+
+        heat = self.query_one("#heat", Vertical)
+        heat.remove_children()
+        self._heat_tokens = len(distinct)
+        self._show_heat_note()
+        if len(distinct) >= 2:
+            config = HeatmapWidget(tokens=distinct[:HEATMAP_LIMIT], stage="after")
+            heat.mount(Heatmap(config))
+
+    def _show_heat_note(self) -> None:
+        """How many tokens the heatmap draws, and what its "before" stage is for this model
+        (a re-created table is said to be one)."""
+        ctx = tutor_context(self)
+        count = self._heat_tokens
+        note = ctx.t("explore.heatmap", limit=HEATMAP_LIMIT)
+        if count < 2:
+            note = ctx.t("explore.heatmap.few")
+        elif count > HEATMAP_LIMIT:
+            note = ctx.t("explore.heatmap.cut", count=count, limit=HEATMAP_LIMIT)
+        parts: list[str | tuple[str, str]] = [(note, "bold")]
+        if self._before is not None and count >= 2:
+            parts += ["\n", (ctx.t(f"explore.heatmap.before.{self._before}"), "italic")]
+        self.query_one("#heat-note", Static).update(Content.assemble(*parts))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
