@@ -35,6 +35,7 @@ from textual.widgets import Input
 
 from tutor.content import load_lessons
 from tutor.content.widgets import HeatmapWidget, NeighboursWidget, TokensWidget
+from tutor.core.live import torch_available
 from tutor.core.model import open_model
 from tutor.core.paths import content_dir, corpus_dir
 from tutor.core.tokenize import get_scheme
@@ -44,6 +45,7 @@ from tutor.tui.i18n import t
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip
+from tutor.tui.widgets.training import TrainingRun
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -252,6 +254,73 @@ async def paste_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[lis
     return times, verified
 
 
+async def _scrub(
+    pilot: Pilot[None], screen: Screen, widget: TrainingRun, n: int, last: Callable[[], int]
+) -> tuple[list[float], int]:
+    """Bounce → and ← between the first checkpoint and `last()`, timing each press."""
+    app = pilot.app
+    times, verified, direction = [], 0, 1
+    for _ in range(n):
+        assert widget.run is not None
+        if not 0 <= widget.index + direction <= last():
+            direction = -direction
+        target = widget.index + direction
+        view = widget.run.views[target]
+        words = t(
+            "train.step",
+            "zh",
+            step=f"{view.step:,}",
+            total=f"{widget.run.total_steps:,}",
+            n=target + 1,
+            count=len(widget.run.views),
+        )
+        key = "right" if direction > 0 else "left"
+        times.append(await timed(press(app, key), lambda i=target: widget.index == i))
+        await settle(pilot)
+        verified += shows(screen.catch_up(), words.split("（")[0])
+    return times, verified
+
+
+async def _focus_training(pilot: Pilot[None]) -> TrainingRun:
+    widget = pilot.app.screen.query_one(TrainingRun)
+    widget.focus()
+    widget.scroll_visible(animate=False, top=True)
+    await settle(pilot)
+    assert widget.run is not None
+    return widget
+
+
+async def scrub_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """→ through the recorded checkpoints to the last, then ← back, and so on; the first
+    pass draws each step's plot, later passes reuse it."""
+    widget = await _focus_training(pilot)
+    assert widget.run is not None
+    count = len(widget.run.views)
+    return await _scrub(pilot, screen, widget, n, lambda: count - 1)
+
+
+async def scrub_while_training(
+    pilot: Pilot[None], screen: Screen, n: int
+) -> tuple[list[float], int]:
+    """The same keys while the learner's own run (d = 64, 1,000 steps) trains in its child
+    process and its checkpoints arrive; scrubbing stays below the newest checkpoint, which
+    the widget would otherwise follow."""
+    widget = await _focus_training(pilot)
+    widget.width_choice, widget.steps_choice = 3, 3
+    await pilot.press("enter")
+    while widget.run is widget.recorded or len(widget.run.views) < 3:  # type: ignore[union-attr]
+        if widget.live is None:
+            raise SystemExit(f"the live run did not start: {widget.live_note}")
+        await pilot.pause(0.05)
+    widget.index = 0
+    await settle(pilot)
+    try:
+        result = await _scrub(pilot, screen, widget, n, lambda: min(5, len(widget.run.views) - 2))  # type: ignore[union-attr]
+    finally:
+        await pilot.press("x")
+    return result
+
+
 def run(presses: int) -> dict[str, object]:
     heat_page, _ = first_page_with("heatmap")
     # the panel asking the trained/initial tables, which scan every row, is the heaviest
@@ -260,11 +329,15 @@ def run(presses: int) -> dict[str, object]:
         lambda c: sum(s in ("before", "after") for s in c.schemes),  # type: ignore[attr-defined]
     )
     tok_page, _ = first_page_with("tokens")
+    training_page, _ = first_page_with("training")
     scenarios = [
         Scenario("heatmap_toggle", heat_page, heatmap_presses),
         Scenario("neighbours_new_token", nb_page, neighbour_presses),
         Scenario("token_strip_paste_2000", tok_page, paste_presses),
+        Scenario("training_scrub", training_page, scrub_presses),
     ]
+    if torch_available():
+        scenarios.append(Scenario("training_scrub_live_run", training_page, scrub_while_training))
     results: dict[str, object] = {}
     screen = Screen()
 

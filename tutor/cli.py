@@ -125,11 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("token", metavar="TOKEN")
     nb.add_argument("--scheme", choices=NEIGHBOUR_SCHEMES, default="after")
     nb.add_argument("--k", type=int, default=5)
+    nb.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="cosine at a recorded training step, among the recorded tokens "
+        "(steps: tutor facts --key trajectory.steps)",
+    )
     nb.add_argument("--json", action="store_true")
 
     sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
     sim.add_argument("--stage", choices=STAGES, default="after")
+    sim.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="the rows at a recorded training step instead of a stage "
+        "(steps: tutor facts --key trajectory.steps)",
+    )
     sim.add_argument("--json", action="store_true")
 
     ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
@@ -192,6 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="new connections per second per IP (token bucket)",
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
+    serve.add_argument(
+        "--live-training",
+        type=int,
+        default=0,
+        metavar="N",
+        help="let learners train a model of their own live, N runs at a time on this "
+        "server (each holds a core for up to a few minutes); default 0: off",
+    )
     serve.add_argument(
         "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
     )

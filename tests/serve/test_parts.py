@@ -181,3 +181,15 @@ def test_connection_caps_make_way_for_a_flooder_first() -> None:
     caps.release("y")
     caps.release("y")  # twice: no harm
     assert caps.admit("z", "10.0.0.2") is None
+
+
+def test_sessions_get_the_admins_live_training_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
+    assert "TUTOR_LIVE_TRAINING" not in child_environment("xterm", {}, tmp_path, GUEST)
+    monkeypatch.setenv("TUTOR_LIVE_TRAINING", "2")
+    monkeypatch.setenv("TUTOR_LIVE_SLOTS", str(tmp_path / "slots"))
+    env = child_environment("xterm", {"TUTOR_LIVE_TRAINING": "99"}, tmp_path, GUEST)
+    assert env["TUTOR_LIVE_TRAINING"] == "2"  # the admin's, never the client's
+    assert env["TUTOR_LIVE_SLOTS"] == str(tmp_path / "slots")

@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from tests.tui.conftest import LESSON, app_for, page_with, settle, shipped_lesson
 from tests.tui.test_error_screen import BROKEN
 from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.training import TrainingRun
 
 SIZES = [(80, 24), (120, 40)]
 PAGES = [page.number for page in shipped_lesson().pages]
@@ -81,3 +82,22 @@ def test_heatmap_without_colour(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=focus_heatmap)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_training_scrubber(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int]
+) -> None:
+    """Page 8's recorded run, scrubbed to its 12th checkpoint."""
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with("training"))
+
+    async def scrub(pilot: Pilot) -> None:
+        await settle(pilot)
+        widget = pilot.app.screen.query_one(TrainingRun)
+        widget.focus()
+        widget.scroll_visible(animate=False, top=True)
+        await settle(pilot)
+        await pilot.press(*["right"] * 11)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=scrub)

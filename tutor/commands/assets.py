@@ -5,7 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tutor.core.paths import assets_dir
+from tutor.core.paths import assets_dir, content_dir
+
+
+def lesson_tokens() -> list[str]:
+    """Every token a shipped lesson's widget looks up as one token, in lesson order: the
+    rows the recorded training run must hold for the lesson to show them at every step."""
+    from tutor.content.loader import load_lessons
+    from tutor.content.models import WidgetBlock
+
+    tokens: list[str] = []
+    for lesson in load_lessons(content_dir()).lessons:
+        for page in lesson.pages:
+            for block in page.body_blocks:
+                if isinstance(block, WidgetBlock):
+                    tokens += [token for _, token in block.config.single_tokens()]
+    return list(dict.fromkeys(tokens))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,5 +44,5 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    build.build(out, say=lambda line: print(line, file=sys.stderr))
+    build.build(out, say=lambda line: print(line, file=sys.stderr), lesson_tokens=lesson_tokens())
     return 0

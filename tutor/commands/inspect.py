@@ -88,6 +88,10 @@ def _stage_note(model: ProjectModel, stage: str) -> str:
 
 
 def _neighbours(args: argparse.Namespace) -> int:
+    if getattr(args, "step", None) is not None:
+        from tutor.commands import steps
+
+        return steps.neighbours(args)
     from tutor.core.model import open_model
     from tutor.core.similarity import nearest
 
@@ -119,6 +123,10 @@ def _neighbours(args: argparse.Namespace) -> int:
 
 
 def _similarity(args: argparse.Namespace) -> int:
+    if getattr(args, "step", None) is not None:
+        from tutor.commands import steps
+
+        return steps.similarity(args)
     from tutor.core.model import open_model
     from tutor.core.similarity import similarity
 
@@ -190,10 +198,18 @@ def run(args: argparse.Namespace) -> int:
     from tutor.core.similarity import SimilarityError
     from tutor.core.table import TableError
     from tutor.core.tokenize import TokenizeError
+    from tutor.core.trajectory import TrajectoryError
 
     try:
         return _COMMANDS[args.command](args)
-    except (TokenizeError, ModelError, SimilarityError, TableError, FactsError) as exc:
+    except (
+        TokenizeError,
+        ModelError,
+        SimilarityError,
+        TableError,
+        FactsError,
+        TrajectoryError,
+    ) as exc:
         message = str(exc).strip().replace("\n", " ")
         print(f"tutor: error: {message}", file=sys.stderr)
         return EXIT_USAGE

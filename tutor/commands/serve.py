@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
 import sys
@@ -139,6 +140,13 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) <= 0:
             print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
             return 2
+    data_dir = (args.data_dir or default_data_dir()).expanduser().resolve()
+    if args.live_training < 0:
+        print("tutor serve: --live-training must be 0 (off) or more", file=sys.stderr)
+        return 2
+    if args.live_training:  # the sessions inherit these (tutor/core/live.py reads them)
+        os.environ["TUTOR_LIVE_TRAINING"] = str(args.live_training)
+        os.environ["TUTOR_LIVE_SLOTS"] = str(data_dir / "live-training")
     database = args.database or default_database()
     if database is not None:
         try:
@@ -147,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tutor serve: --database: {exc}", file=sys.stderr)
             return 2
     config = ServeConfig(
-        data_dir=(args.data_dir or default_data_dir()).expanduser().resolve(),
+        data_dir=data_dir,
         host=args.host,
         port=args.port,
         authorized_keys=args.authorized_keys,

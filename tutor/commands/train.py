@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 MIN_LINES = 20
 MIN_CHARS = 2_000
+# What a model directory written by `tutor train` holds; only these may be overwritten.
+MODEL_FILES = frozenset(
+    {
+        "tokenizer.json",
+        "model.safetensors",
+        "embeddings_before.safetensors",
+        "config.json",
+        "train_log.json",
+        "trajectory.json",
+        "trajectory.safetensors",
+    }
+)
 
 
 class CorpusError(ValueError):
@@ -39,9 +52,35 @@ def read_corpus(path: Path) -> tuple[str, str]:
     return "\n".join(train) + "\n", "\n".join(valid) + "\n"
 
 
+def check_out_dir(out: Path) -> None:
+    """Refuse an --out that training would fail to write or would clobber, before training.
+
+    A new path, an empty directory or an earlier model directory (its files are replaced)
+    is fine; a file, a directory holding anything else, or one we cannot write is not.
+    """
+    if out.is_file():
+        raise CorpusError(f"--out {out} is a file; choose a directory")
+    if out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in MODEL_FILES)
+        if others:
+            shown = ", ".join(others[:3]) + (" …" if len(others) > 3 else "")
+            raise CorpusError(
+                f"--out {out} holds other files ({shown}); choose a new or empty directory"
+            )
+    parent = out if out.is_dir() else next((p for p in out.parents if p.exists()), Path("."))
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise CorpusError(f"--out {out}: cannot write in {parent}")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        from tutor.core.train import TrainConfig, print_progress, save_model_dir, train
+        from tutor.core.train import (
+            TrainConfig,
+            loss_warning,
+            print_progress,
+            save_model_dir,
+            train,
+        )
     except ImportError:
         print(
             "tutor: error: training needs torch; install the train extra: "
@@ -59,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print("tutor: error: --d and --steps must be positive", file=sys.stderr)
         return 2
     try:
+        check_out_dir(args.out)
         if args.corpus:
             train_text, valid_text = read_corpus(args.corpus)
             own = corpus_mod.Corpus(train_text, valid_text, "", "")
@@ -98,4 +138,7 @@ def run(args: argparse.Namespace) -> int:
         f"open it with: tutor --model {args.out}",
         file=sys.stderr,
     )
+    warning = loss_warning(log.val_loss[-1], tokenizer.get_vocab_size(), cfg.steps, cfg.hidden_size)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0

@@ -144,6 +144,21 @@ class AnalogyWidget(WidgetConfig):
         yield ("c",), self.c
 
 
+class TrainingWidget(WidgetConfig):
+    """The recorded training run, checkpoint by checkpoint: the tokens' cosine heatmap,
+    the neighbours of a few of them, the loss and the category contrast."""
+
+    tokens: list[str] = Field(min_length=2, max_length=40)
+    neighbours: list[str] = Field(default_factory=list, max_length=5)
+    k: int = Field(default=5, ge=1, le=20)
+
+    def single_tokens(self) -> Iterator[tuple[Loc, str]]:
+        for index, token in enumerate(self.tokens):
+            yield ("tokens", index), token
+        for index, token in enumerate(self.neighbours):
+            yield ("neighbours", index), token
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -153,4 +168,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "path": PathWidget,
     "rows": RowsWidget,
     "analogy": AnalogyWidget,
+    "training": TrainingWidget,
 }

@@ -10,14 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from tutor.core import corpus as corpus_mod
 from tutor.core.vocab import build_all
 
-INPUT_MODULES = ("corpus.py", "vocab.py", "train.py", "measure.py", "build.py")
+INPUT_MODULES = (
+    "corpus.py",
+    "vocab.py",
+    "train.py",
+    "trajectory.py",
+    "measure.py",
+    "build.py",
+)
 HAND_KEPT = ("cited_facts.yaml", "README.md")
 MANIFEST = "MANIFEST.json"
 PROJECT_TOKENIZER = "byte-bpe-zh"
@@ -71,10 +78,15 @@ def verify(assets: Path) -> list[str]:
     return problems
 
 
-def build(out: Path, say: Callable[[str], None] = print) -> None:
-    """Rebuild every generated file under `out`; hand-kept files are left as they are."""
+def build(out: Path, say: Callable[[str], None] = print, lesson_tokens: Sequence[str] = ()) -> None:
+    """Rebuild every generated file under `out`; hand-kept files are left as they are.
+
+    The project model's run is recorded (tutor/core/trajectory.py) for `lesson_tokens`,
+    the tokens the lesson's widgets show, plus the category words and frequent tokens.
+    """
     from tokenizers import Tokenizer
 
+    from tutor.core import trajectory
     from tutor.core.measure import SWEEP_WIDTHS, measure
     from tutor.core.train import TrainConfig, print_progress, save_model_dir, train
 
@@ -90,12 +102,18 @@ def build(out: Path, say: Callable[[str], None] = print) -> None:
     tokenizer = Tokenizer.from_file(str(out / "tokenizers" / f"{PROJECT_TOKENIZER}.json"))
 
     base = TrainConfig()
+    recording = trajectory.start_recording(tokenizer, corpus.zh_train, lesson_tokens)
     sweep = []
     for d in sorted({base.hidden_size, *SWEEP_WIDTHS}):
         cfg = replace(base, hidden_size=d)
         say(f"model d={d} ...")
         model, before, log = train(
-            tokenizer, corpus.zh_train, corpus.zh_valid, cfg, progress=print_progress(cfg.steps)
+            tokenizer,
+            corpus.zh_train,
+            corpus.zh_valid,
+            cfg,
+            progress=print_progress(cfg.steps),
+            **(recording.train_kwargs(cfg.steps) if d == base.hidden_size else {}),
         )
         tables = log.embedding_parameters + log.head_parameters
         sweep.append(
@@ -110,7 +128,14 @@ def build(out: Path, say: Callable[[str], None] = print) -> None:
         )
         if d == base.hidden_size:
             save_model_dir(
-                out / "models" / "project", tokenizer, model, before, log, cfg, PROJECT_TOKENIZER
+                out / "models" / "project",
+                tokenizer,
+                model,
+                before,
+                log,
+                cfg,
+                PROJECT_TOKENIZER,
+                recording.trajectory(),
             )
     (out / "models" / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
     say("facts ...")

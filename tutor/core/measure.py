@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from tutor.core import trajectory
 from tutor.core.model import open_model
 from tutor.core.similarity import cosine_matrix
 from tutor.core.vocab import merge_order
@@ -108,6 +109,16 @@ def _registry() -> dict[str, Spec]:
         "batch.positions": Spec("个", "一个 batch 的位置数", "positions per batch", ""),
         "batch.distinct_mean": Spec(
             "个", "一个 batch 平均出现的不同 token", "mean distinct tokens per batch", ""
+        ),
+        "trajectory.steps": Spec("步", "记录下训练过程的步", "recorded training steps", ""),
+        "trajectory.tokens": Spec(
+            "个", "记录下训练过程的 token", "tokens recorded in training", ""
+        ),
+        "trajectory.contrast_start": Spec(
+            "", "训练前同类与异类平均余弦之差", "category contrast before training", ""
+        ),
+        "trajectory.contrast_end": Spec(
+            "", "训练后同类与异类平均余弦之差", "category contrast after training", ""
         ),
     }
     for scheme in VOCAB_SCHEMES:
@@ -265,6 +276,11 @@ def _measure_model(model_dir: Path) -> dict[str, object]:
             values[f"cos.{stage}.{name}"] = round(float(cosine_matrix(rows)[0, 1]), 3)
     for name, (near, far) in GAPS.items():
         values[f"gap.{name}"] = round(values[f"cos.after.{near}"] - values[f"cos.after.{far}"], 3)
+    run = trajectory.load(model_dir)
+    values["trajectory.steps"] = run.steps
+    values["trajectory.tokens"] = len(run.tokens)
+    values["trajectory.contrast_start"] = round(float(run.contrast[0]), 3)
+    values["trajectory.contrast_end"] = round(float(run.contrast[-1]), 3)
     return values
 
 

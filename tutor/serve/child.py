@@ -101,6 +101,8 @@ def child_environment(
         env["TUTOR_GUEST"] = "1"
     elif database is not None:
         env["TUTOR_DATABASE"] = database
+    # the admin's `--live-training N` and its run counter (tutor/core/live.py)
+    env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
     return env
 
 

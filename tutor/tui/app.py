@@ -63,6 +63,7 @@ FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are froze
 class TutorApp(App[None]):
     CSS_PATH = "tutor.tcss"
     COMMANDS = App.COMMANDS | {LessonPages}
+    open_every_lesson = False  # prerequisites lock lessons for learners, not for previews
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "key.help"),
@@ -131,7 +132,9 @@ class TutorApp(App[None]):
             )
         store.on_write_error = self._write_failed
         self.content = LessonContent(self.content_root, default_cache_dir())
-        self.ctx = TutorContext(self.lang, store, self.model_dir, self.content, self.remote)
+        self.ctx = TutorContext(
+            self.lang, store, self.model_dir, self.content, self.remote, self.open_every_lesson
+        )
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen

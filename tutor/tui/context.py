@@ -58,6 +58,7 @@ class TutorContext:
     model_dir: Path | None = None
     content: LessonContent | None = None  # None: the progress store failed, no lessons
     remote: bool = False  # served over SSH: the progress file's path means nothing there
+    open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
     models: ModelAccess = field(init=False)
 
     def __post_init__(self) -> None:
@@ -71,9 +72,10 @@ class TutorContext:
         return self.content.index if self.content is not None else ContentIndex()
 
     def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        from tutor.tui.lessons import lesson_state
+        from tutor.tui.lessons import LessonState, lesson_state
 
-        return lesson_state(self.index, self.store, lesson)
+        state = lesson_state(self.index, self.store, lesson)
+        return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
 
     def lesson_titles(self) -> dict[str, str]:
         return {lesson.id: lesson.title for lesson in self.index.lessons}

@@ -25,10 +25,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tutor.content.cache import LessonContent
-from tutor.content.index import LessonEntry
 from tutor.content.loader import ParsedFiles, load_lessons
 from tutor.content.problems import Problem
-from tutor.tui.app import LessonState, TutorApp
+from tutor.tui.app import TutorApp
 from tutor.tui.i18n import t
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
@@ -75,6 +74,8 @@ class PreviewProblems(ModalScreen[None]):
 class PreviewApp(TutorApp):
     """TutorApp on `content_root` that reloads it when a file under it changes."""
 
+    open_every_lesson = True  # an author opens any lesson, whatever its prerequisites
+
     def __init__(self, content_root: Path, **options: object) -> None:
         options.setdefault("guest", True)  # an author's clicks are not a learner's progress
         super().__init__(content_root, **options)  # type: ignore[arg-type]
@@ -98,11 +99,6 @@ class PreviewApp(TutorApp):
     def on_unmount(self) -> None:
         self._watcher.cancel()
         super().on_unmount()
-
-    def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        """Every lesson is open in a preview, whatever the prerequisites."""
-        state = super().lesson_state(lesson)
-        return LessonState(state.seen, state.total, [])
 
     async def _watch(self) -> None:
         from watchfiles import awatch

@@ -36,6 +36,7 @@ WIDGET_CLASSES: dict[str, str] = {
     "path": "tutor.tui.widgets.path:RepresentationPath",
     "rows": "tutor.tui.widgets.rows:RowsDemo",
     "analogy": "tutor.tui.widgets.analogy:AnalogyDemo",
+    "training": "tutor.tui.widgets.training:TrainingRun",
 }
 
 

@@ -1,0 +1,204 @@
+"""The training-run scrubber on page 8: keys move through the recorded checkpoints and the
+heatmap, neighbours, losses and contrast shown are the recorded run's own numbers."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.tui.conftest import LESSON, page_with, settle
+from tutor.core import live, trajectory
+from tutor.core.model import open_model
+from tutor.core.paths import default_model_dir
+from tutor.core.similarity import similarity
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.training import StepPlot, TrainingRun
+
+
+async def _focused_run(pilot) -> TrainingRun:
+    await settle(pilot)
+    run = pilot.app.screen.query_one(TrainingRun)
+    run.focus()
+    await settle(pilot)
+    return run
+
+
+async def test_keys_move_through_the_recorded_checkpoints(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    recorded = trajectory.load(default_model_dir())
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        assert widget.view.step == 0
+        await pilot.press("left")  # already at the first checkpoint: stays
+        assert widget.index == 0
+        await pilot.press("right", "right")
+        await settle(pilot)
+        assert widget.view.step == recorded.steps[2]
+        assert widget.view.val_loss == recorded.meta.val_loss[2]
+        await pilot.press("end")
+        await settle(pilot)
+        assert widget.view.step == recorded.steps[-1]
+        await pilot.press("right")
+        assert widget.index == len(recorded.steps) - 1
+        await pilot.press("home")
+        await settle(pilot)
+        assert widget.view.step == 0
+        assert pilot.app.screen.query_one(StepPlot).index == 0
+
+
+async def test_the_ends_show_the_shipped_tables_and_the_contrast_grows(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    model = open_model()
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        widget = await _focused_run(pilot)
+        tokens = list(widget.config.tokens)
+        _, before = similarity(model, tokens, "before")
+        assert np.allclose(widget.view.matrix, before)
+        first = widget.view.contrast
+        await pilot.press("end")
+        await settle(pilot)
+        _, after = similarity(model, tokens, "after")
+        assert np.allclose(widget.view.matrix, after)
+        assert widget.view.contrast > first + 0.2
+        text = widget.plain_text()
+        assert f"{widget.view.contrast:+.3f}" in text
+        assert f"{first:+.3f}" in text  # the chance level stays beside it
+        count = len(trajectory.load(default_model_dir()).tokens)
+        assert f"记录下的 {count} 个 token" in text
+
+
+async def test_a_model_without_a_recorded_run_says_so(
+    make_app: Callable[..., TutorApp], tmp_path: Path
+) -> None:
+    model_dir = tmp_path / "model"
+    shutil.copytree(default_model_dir(), model_dir)
+    (model_dir / trajectory.META_FILE).unlink()
+    app = make_app(model_dir=model_dir, start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        await pilot.press("right", "end", "home")
+        await settle(pilot)
+        assert widget.run is None
+        assert "没有记录训练过程" in widget.plain_text()
+
+
+def _tiny_corpus(tmp_path: Path) -> Path:
+    from tutor.core import corpus as corpus_mod
+
+    corpus = corpus_mod.generate(zh_train=400, zh_valid=40, en_train=10, en_valid=10)
+    path = tmp_path / "tiny.txt"
+    path.write_text(corpus.zh_train, encoding="utf-8")
+    return path
+
+
+async def _until(pilot, done: Callable[[], bool], limit: int = 6000) -> None:
+    """Pause until `done()`; the bound only keeps a broken run from hanging the suite."""
+    for _ in range(limit):
+        if done():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError("the live run never got there")
+
+
+async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
+    make_app: Callable[..., TutorApp], tmp_path: Path, monkeypatch
+) -> None:
+    pytest.importorskip("torch")
+    monkeypatch.setenv(live.CORPUS_ENV, str(_tiny_corpus(tmp_path)))
+    torch_before = "torch" in sys.modules
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        recorded = widget.run
+        await pilot.press("w", "w", "w", "s", "s", "s")  # d = 8, 20 steps
+        assert (live.WIDTHS[widget.width_choice], live.STEPS[widget.steps_choice]) == (8, 20)
+        await pilot.press("enter")
+        assert widget.live is not None
+        await _until(pilot, lambda: widget.live is None)
+        await settle(pilot)
+        assert "训练完成" in widget.live_note, widget.live_note
+        assert widget.run is not recorded
+        assert [v.step for v in widget.run.views] == trajectory.checkpoint_steps(20)
+        assert widget.view.step == 20  # it followed the newest checkpoint
+        await pilot.press("home")
+        await settle(pilot)
+        assert widget.view.step == 0
+        out = Path(widget.live_note.split("保存在 ")[1].split("；")[0])
+        kept = open_model(out)
+        assert kept.table("after").dim == 8
+        saved = trajectory.load(out)
+        assert saved.rows.shape[1:] == (len(saved.tokens), 8)
+        assert saved.meta.val_loss == [v.val_loss for v in widget.run.views]
+        await pilot.press("b")
+        await settle(pilot)
+        assert widget.run is recorded
+    if not torch_before:
+        assert "torch" not in sys.modules  # the run trained in its own process
+
+
+async def test_cancel_ends_the_run_and_saves_nothing(
+    make_app: Callable[..., TutorApp], tmp_path: Path, monkeypatch
+) -> None:
+    pytest.importorskip("torch")
+    monkeypatch.setenv(live.CORPUS_ENV, str(_tiny_corpus(tmp_path)))
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        await pilot.press("w", "w", "w", "s", "s")  # d = 8, 1,000 steps
+        await pilot.press("enter")
+        run = widget.live
+        assert run is not None
+        await _until(pilot, lambda: widget.run is not widget.recorded)
+        await pilot.press("x")
+        await settle(pilot)
+        assert widget.live is None
+        assert not run.running
+        assert "已取消" in widget.live_note
+        assert not run.out.exists()
+
+
+async def test_served_sessions_train_only_when_the_admin_allows(
+    make_app: Callable[..., TutorApp], monkeypatch
+) -> None:
+    monkeypatch.setenv(live.REMOTE_ENV, "1")
+    monkeypatch.delenv(live.ENABLED_ENV, raising=False)
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert widget.live is None
+        assert "--live-training" in widget.live_note
+
+
+def test_without_torch_the_key_says_how_to_install_it(monkeypatch) -> None:
+    monkeypatch.delenv(live.REMOTE_ENV, raising=False)
+    monkeypatch.setattr(live.importlib.util, "find_spec", lambda name: None)
+    assert "pip install 'embedding-tutor[train]'" in live.why_not()
+
+
+def test_a_limit_that_is_not_a_number_means_off() -> None:
+    served = {live.REMOTE_ENV: "1"}
+    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "yes"})
+    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "-3"})
+    assert "--live-training" not in live.why_not({**served, live.ENABLED_ENV: "2"})
+
+
+def test_a_server_runs_at_most_its_limit_at_once(tmp_path: Path) -> None:
+    env = {live.REMOTE_ENV: "1", live.ENABLED_ENV: "2", live.SLOTS_ENV: str(tmp_path / "s")}
+    first, second = live.Slot(env), live.Slot(env)
+    with pytest.raises(live.SlotBusy, match="all 2 live training runs"):
+        live.Slot(env)
+    first.release()
+    third = live.Slot(env)  # a finished run frees its slot
+    second.release()
+    third.release()

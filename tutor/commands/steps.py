@@ -1,0 +1,56 @@
+"""`tutor similarity --step N` and `tutor neighbours --step N`: the recorded training run.
+
+The run records a few hundred tokens' rows at about 30 steps (tutor/core/trajectory.py),
+so any of those steps can be asked about; neighbours are searched among the recorded
+tokens only, and the output says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tutor.commands.inspect import _print_json, _show, _table
+from tutor.core.model import open_model
+from tutor.core.trajectory import Trajectory, load
+
+
+def _run(args: argparse.Namespace) -> tuple[Trajectory, int]:
+    run = load(open_model(args.model).path)
+    return run, run.step_index(args.step)
+
+
+def similarity(args: argparse.Namespace) -> int:
+    run, index = _run(args)
+    pieces, matrix = run.similarity(args.tokens, index)
+    if args.json:
+        _print_json({"step": args.step, "tokens": pieces, "matrix": matrix.tolist()})
+        return 0
+    print(
+        f"cosine similarity at training step {args.step} of {run.steps[-1]} "
+        f"(validation loss {run.meta.val_loss[index]:.3f})"
+    )
+    rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
+    print(_table(["", *pieces], rows))
+    return 0
+
+
+def neighbours(args: argparse.Namespace) -> int:
+    run, index = _run(args)
+    found = run.nearest(args.token, index, k=args.k)
+    where = f"among the {len(run.tokens)} tokens recorded during training, not the whole table"
+    if args.json:
+        _print_json(
+            {
+                "token": args.token,
+                "step": args.step,
+                "searched": where,
+                "neighbours": [
+                    {"token": n.piece, "id": n.id, "score": n.score, "rank": n.rank} for n in found
+                ],
+            }
+        )
+        return 0
+    print(f"{_show(args.token)} at training step {args.step}: cosine, bigger is nearer; {where}")
+    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
+    print(_table(["rank", "id", "score", "token"], rows))
+    return 0

@@ -1,0 +1,109 @@
+"""The child process of a learner's live training run (see tutor/core/live.py).
+
+Started by the app as `python -m tutor.commands.train_live`; the only place where a live
+run imports torch. It writes one JSON line per event to stdout and dies with the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tutor.commands.train import check_out_dir, read_corpus
+from tutor.core.live import CORPUS_ENV, STEPS, WIDTHS, Failed, Finished, Reached, Started
+from tutor.core.trajectory import Checkpoint
+
+
+def _emit(message: Started | Reached | Finished | Failed) -> None:
+    sys.stdout.write(message.model_dump_json() + "\n")
+    sys.stdout.flush()
+
+
+def _die_with_parent() -> None:
+    """Default signal handling, and SIGKILL when the app goes (Linux), so no run outlives it."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        with contextlib.suppress(OSError):
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() == 1:  # the app went before the line above could take effect
+        sys.exit(1)
+
+
+def main(argv: Sequence[str]) -> int:
+    """The child: train, stream checkpoints, write the model directory."""
+    parser = argparse.ArgumentParser(prog="python -m tutor.commands.train_live")
+    parser.add_argument("--d", type=int, choices=WIDTHS, required=True)
+    parser.add_argument("--steps", type=int, choices=STEPS, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--model", type=Path, required=True)
+    args = parser.parse_args(argv)
+    _die_with_parent()
+    with contextlib.suppress(OSError):
+        os.nice(5)  # the learner's keys come first
+    try:
+        return _train(args)
+    except (OSError, ValueError) as exc:
+        _emit(Failed(message=str(exc)))
+        return 1
+
+
+def _train(args: argparse.Namespace) -> int:
+    import torch
+    from tokenizers import Tokenizer
+
+    from tutor.core import trajectory
+    from tutor.core.paths import corpus_dir
+    from tutor.core.train import TrainConfig, loss_warning, save_model_dir, train
+
+    torch.set_num_threads(1)  # one core for the run, one for the learner's screen
+    own = os.environ.get(CORPUS_ENV)
+    if own:
+        train_text, valid_text = read_corpus(Path(own))
+    else:
+        train_text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
+        valid_text = (corpus_dir() / "zh" / "valid.txt").read_text(encoding="utf-8")
+    check_out_dir(args.out)
+    tokenizer = Tokenizer.from_file(str(args.model / "tokenizer.json"))
+    shipped = trajectory.load(args.model) if trajectory.has_trajectory(args.model) else None
+    recording = trajectory.start_recording(tokenizer, train_text, shipped.tokens if shipped else [])
+    cfg = TrainConfig(
+        hidden_size=args.d, steps=args.steps, eval_every=max(1, min(100, args.steps // 5))
+    )
+    _emit(
+        Started(
+            tokens=recording.tokens,
+            ids=recording.ids,
+            categories=recording.categories,
+            total_steps=cfg.steps,
+            vocab_size=tokenizer.get_vocab_size(),
+        )
+    )
+
+    def stream(checkpoint: Checkpoint) -> None:
+        recording.add(checkpoint)
+        _emit(Reached.of(checkpoint))
+
+    kwargs = recording.train_kwargs(cfg.steps)
+    kwargs["on_checkpoint"] = stream
+    model, before, log = train(tokenizer, train_text, valid_text, cfg, **kwargs)
+    name = json.loads((args.model / "config.json").read_text("utf-8")).get("tokenizer", "")
+    save_model_dir(
+        args.out, tokenizer, model, before, log, cfg, name or "project", recording.trajectory()
+    )
+    warning = loss_warning(log.val_loss[-1], tokenizer.get_vocab_size(), cfg.steps, args.d)
+    _emit(Finished(model_dir=str(args.out), warning=warning or ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,535 @@
+"""The training run, step by step: scrub through the checkpoints recorded while the
+shipped model trained, and watch the heatmap's blocks form and the neighbours change.
+
+Every step's picture is computed once, in a worker, when the run loads (30 checkpoints of
+20 tokens are a few hundred small cosines); a scrub key then only swaps prepared text,
+and the plot keeps each step's rendering, so scrubbing answers within a frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.visual import Visual, VisualType, visualize
+from textual.widget import Widget
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
+
+from tutor.core.live import (
+    STEPS,
+    WIDTHS,
+    Failed,
+    Finished,
+    LiveRun,
+    Reached,
+    SlotBusy,
+    Started,
+    recording_of,
+    why_not,
+)
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
+from tutor.tui.widgets.update import update_in_place
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor.content.widgets import TrainingWidget
+    from tutor.core.similarity import Neighbour
+    from tutor.core.trajectory import Trajectory, TrajectoryRecording
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """What the widget shows at one checkpoint, prepared off the UI thread."""
+
+    step: int
+    train_loss: float
+    val_loss: float
+    contrast: float
+    matrix: np.ndarray
+    neighbours: dict[str, list[Neighbour]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """A whole run, prepared: its steps' views, the curves, and what the tokens are."""
+
+    views: list[StepView]
+    total_steps: int
+    uniform_loss: float
+    recorded_tokens: int
+    errors: list[str]
+
+    @property
+    def steps(self) -> list[int]:
+        return [v.step for v in self.views]
+
+
+def prepare(
+    run: Trajectory, config: TrainingWidget, vocab_size: int, *, last_only: bool = False
+) -> RunView:
+    """Every checkpoint's matrix, neighbours and contrast (or the last one's, for a live
+    run's newest checkpoint); tokens not recorded are named."""
+    errors = [
+        token
+        for token in dict.fromkeys([*config.tokens, *config.neighbours])
+        if token not in run.tokens
+    ]
+    shown = [t for t in config.tokens if t in run.tokens]
+    asked = [t for t in config.neighbours if t in run.tokens]
+    views = []
+    first = len(run.steps) - 1 if last_only else 0
+    for index, step in enumerate(run.steps[first:], start=first):
+        _, matrix = run.similarity(shown, index)
+        views.append(
+            StepView(
+                step=step,
+                train_loss=run.meta.train_loss[index],
+                val_loss=run.meta.val_loss[index],
+                contrast=float(run.contrast[index]),
+                matrix=matrix,
+                neighbours={t: run.nearest(t, index, config.k) for t in asked},
+            )
+        )
+    return RunView(views, run.steps[-1], math.log(vocab_size), len(run.tokens), errors)
+
+
+class KeptLines(Widget):
+    """A picture per checkpoint, turned into screen lines once per (checkpoint, size,
+    theme) and kept: scrubbing back and forth then costs a lookup, not a re-render of a
+    few hundred styled cells (or a plotext drawing, ~15 ms) on every key."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.run: RunView | None = None
+        self.index = 0
+        self._kept: dict[tuple[object, ...], list[Strip]] = {}
+
+    def show(self, run: RunView, index: int) -> None:
+        """Show checkpoint `index`; only a new run can change the height (a layout pass)."""
+        new_run = run is not self.run
+        if new_run:
+            self._kept.clear()  # a live run's newest checkpoint redraws its curves
+        self.run, self.index = run, index
+        self.refresh(layout=new_run)
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> VisualType:
+        raise NotImplementedError
+
+    def lines(self, width: int, height: int | None = None) -> list[Strip]:
+        if self.run is None or width <= 0:
+            return []
+        key = (self.index, width, height, self.app.theme)
+        if key not in self._kept:
+            visual = visualize(self, self.picture(self.run, self.index, width, height or 0))
+            self._kept[key] = Visual.to_strips(self, visual, width, height, self.visual_style)
+        return self._kept[key]
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        lines = self.lines(width, self._fixed_height(height))
+        return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
+
+    def _fixed_height(self, height: int) -> int | None:
+        return None if self.styles.height is None or self.styles.height.is_auto else height
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+
+class StepPlot(KeptLines, PlotextPlot):
+    """Loss and category contrast against the step (log scale), the current step marked."""
+
+    DEFAULT_CSS = """
+    StepPlot { height: 9; width: 1fr; }
+    """
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> Text:
+        """Validation loss (•, left axis) and contrast (+, right axis); the caption below
+        the plot names them, since plotext counts a CJK character as one column."""
+        plt = self.plt
+        plt.clear_figure()
+        plt.plotsize(width, height)
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
+        plt.xscale("log")  # at step + 1, so that step 0 has a place on the axis
+        xs = [step + 1 for step in run.steps]
+        ticks = [0, *(10**n for n in range(1, int(math.log10(run.total_steps)) + 1))]
+        plt.xticks([tick + 1 for tick in ticks], [f"{tick:,}" for tick in ticks])
+        plt.plot(xs, [v.val_loss for v in run.views], marker="•")
+        plt.plot(xs, [v.contrast for v in run.views], marker="+", yside="right")
+        plt.vline(xs[index])
+        return Text.from_ansi(plt.build())
+
+
+class StepGrid(KeptLines):
+    """The tokens' cosine heatmap at one checkpoint, in the lesson heatmap's shades."""
+
+    DEFAULT_CSS = """
+    StepGrid { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, tokens: list[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tokens = tokens
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> Content:
+        ctx = tutor_context(self)
+        view = run.views[index]
+        pieces = [t for t in self.tokens if t not in run.errors]
+        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(pieces)]
+        label_width = max(cell_len(label) for label in labels) + 1
+        title = ctx.t("heat.title", count=len(pieces), stage=ctx.t("train.at", step=view.step))
+        parts: list[str | tuple[str, str]] = [(title, "bold"), "\n", " " * label_width]
+        parts += [f"{n + 1:>2} " for n in range(len(pieces))]
+        parts.append("\n")
+        for row, label in enumerate(labels):
+            parts.append(pad_cells(label, label_width))
+            for column in range(len(pieces)):
+                glyph, colour = band(float(view.matrix[row, column]))
+                parts.append((f"{glyph} ", f"bold {colour}"))
+            parts.append("\n")
+        for glyph, colour, text in legend_ranges():
+            parts += [(glyph, f"bold {colour}"), f" {text}  "]
+        return Content.assemble(*parts)
+
+
+class TrainingRun(Vertical, can_focus=True):
+    """←/→ move one checkpoint; home/end jump to the first and the last step; enter trains
+    a run of the learner's own (w and s choose its width and steps), x cancels it, b shows
+    the recorded run again. (t, r, n, p, h and q keep their app and page meanings.)"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "scrub(-1)", "key.scrub", key_display="←→"),
+        Binding("right", "scrub(1)", "key.scrub", show=False),
+        Binding("home", "jump(0)", "key.ends", key_display="Home/End"),
+        Binding("end", "jump(-1)", "key.ends", show=False),
+        Binding("enter", "train", "key.train", key_display="Enter"),
+        Binding("w", "choose_width", "key.width", show=False),
+        Binding("s", "choose_steps", "key.steps", show=False),
+        Binding("x", "cancel", "key.cancel", show=False),
+        Binding("b", "recorded", "key.recorded", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    TrainingRun { height: auto; padding: 0 0 1 0; }
+    TrainingRun:focus-within #status { text-style: bold; }
+    TrainingRun #grid { text-wrap: nowrap; }
+    """
+
+    index: reactive[int] = reactive(0, init=False)
+
+    class Prepared(Message):
+        def __init__(self, run: RunView | None, error: str, model_dir: Path | None) -> None:
+            super().__init__()
+            self.run = run
+            self.error = error
+            self.model_dir = model_dir
+
+    class LiveEvent(Message):
+        """A line from the learner's own run, read on the run's thread."""
+
+        def __init__(self, run: LiveRun, event: object) -> None:
+            super().__init__()
+            self.run = run
+            self.event = event
+
+    def __init__(self, config: TrainingWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.run: RunView | None = None
+        self.recorded: RunView | None = None  # the shipped run, kept while a live one shows
+        self.error = ""
+        self.model_dir: Path | None = None
+        self.live: LiveRun | None = None
+        self.live_recording: TrajectoryRecording | None = None
+        self.live_vocab = 0
+        self.width_choice, self.steps_choice = 1, 1  # d = 16, 100 steps
+        self.live_note = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(tutor_context(self).t("model.loading"), id="status")
+        yield Static(id="live")  # near the top: at 80x24 the learner sees a run's progress
+        yield StepPlot(id="plot")
+        yield Static(tutor_context(self).t("train.plot"), id="caption")
+        yield StepGrid(list(self.config.tokens), id="grid")
+        yield Static(id="neighbours")
+
+    def on_mount(self) -> None:
+        self.query_one(StepPlot).display = False
+        self.query_one("#caption").display = False
+        self._prepare()
+
+    @work(thread=True, exclusive=True, group="training")
+    def _prepare(self) -> None:
+        from tutor.core.trajectory import TrajectoryError, load
+
+        ctx = tutor_context(self)
+        try:
+            model = ctx.models.get()
+        except (ValueError, OSError) as exc:
+            self.post_message(self.Prepared(None, str(exc), None))
+            return
+        try:
+            run = prepare(load(model.path), self.config, model.scheme.vocab_size)
+        except (TrajectoryError, ValueError, OSError) as exc:
+            self.post_message(self.Prepared(None, str(exc), model.path))
+            return
+        self.post_message(self.Prepared(run, "", model.path))
+
+    def on_training_run_prepared(self, message: Prepared) -> None:
+        message.stop()
+        self.run, self.error, self.model_dir = message.run, message.error, message.model_dir
+        self.recorded = self.run
+        self._show_live()
+        if self.run is None:
+            update_in_place(
+                self.query_one("#status", Static),
+                Content.styled(tutor_context(self).t("train.missing", error=self.error), "bold"),
+            )
+            return
+        self.query_one(StepPlot).display = True
+        self.query_one("#caption").display = True
+        self.index = 0
+        self._show()
+
+    @property
+    def computing(self) -> bool:
+        """The run is still being prepared (named apart from Textual's `loading`)."""
+        return self.run is None and not self.error
+
+    def action_scrub(self, delta: int) -> None:
+        if self.run is not None:
+            self.index = max(0, min(len(self.run.views) - 1, self.index + delta))
+
+    def action_jump(self, end: int) -> None:
+        if self.run is not None:
+            self.index = end % len(self.run.views)
+
+    def watch_index(self) -> None:
+        if self.run is not None:
+            self._show()
+
+    @property
+    def view(self) -> StepView | None:
+        return self.run.views[self.index] if self.run is not None else None
+
+    def _show(self) -> None:
+        assert self.run is not None
+        update_in_place(self.query_one("#status", Static), self._status())
+        self.query_one(StepPlot).show(self.run, self.index)
+        self.query_one(StepGrid).show(self.run, self.index)
+        update_in_place(self.query_one("#neighbours", Static), self._neighbours())
+
+    # the learner's own run ---------------------------------------------------
+
+    def action_choose_width(self) -> None:
+        if self.live is None:
+            self.width_choice = (self.width_choice + 1) % len(WIDTHS)
+            self._show_live()
+
+    def action_choose_steps(self) -> None:
+        if self.live is None:
+            self.steps_choice = (self.steps_choice + 1) % len(STEPS)
+            self._show_live()
+
+    def action_train(self) -> None:
+        """Start a run in a child process (from this, the UI thread: see LiveRun)."""
+        ctx = tutor_context(self)
+        if self.live is not None or self.model_dir is None:
+            return
+        reason = why_not()
+        if reason:
+            self._note(ctx.t("train.live.unavailable", reason=reason))
+            return
+        d, steps = WIDTHS[self.width_choice], STEPS[self.steps_choice]
+        try:
+            self.live = LiveRun(d, steps, self._out_dir(d, steps), self.model_dir, self._relay)
+        except (SlotBusy, OSError, ValueError) as exc:
+            self._note(ctx.t("train.live.unavailable", reason=exc))
+            return
+        self._note(ctx.t("train.live.starting", d=d, steps=steps))
+
+    def _out_dir(self, d: int, steps: int) -> Path:
+        """The learner's runs folder beside their progress file (a temporary one for a
+        guest, whose session keeps nothing)."""
+        import tempfile
+        import time
+
+        name = f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
+        path = tutor_context(self).store.path
+        if path is None:
+            return Path(tempfile.mkdtemp(prefix="tutor-run-")) / name
+        return path.parent / "runs" / name
+
+    def _relay(self, event: object) -> None:
+        """Called on the run's reader thread: hand the line to the UI thread."""
+        live = self.live
+        if live is not None:
+            self.post_message(self.LiveEvent(live, event))
+
+    def on_training_run_live_event(self, message: LiveEvent) -> None:
+        message.stop()
+        if message.run is not self.live:
+            return  # a line from a run already cancelled
+        ctx = tutor_context(self)
+        event = message.event
+        if isinstance(event, Started):
+            self.live_recording = recording_of(event)
+            self.live_vocab = event.vocab_size
+        elif isinstance(event, Reached) and self.live_recording is not None:
+            self._add_checkpoint(event)
+        elif isinstance(event, Finished):
+            self.live = None
+            note = ctx.t("train.live.done", path=event.model_dir)
+            self._note(note + ("\n" + event.warning if event.warning else ""))
+        elif isinstance(event, Failed):
+            self.live = None
+            self._note(ctx.t("train.live.failed", error=event.message))
+
+    def _add_checkpoint(self, event: Reached) -> None:
+        assert self.live_recording is not None and self.live is not None
+        self.live_recording.add(event.checkpoint())
+        latest = self.live_recording.trajectory()
+        view = prepare(latest, self.config, self.live_vocab, last_only=True)
+        following = (
+            self.run is None or self.run is self.recorded or (self.index == len(self.run.views) - 1)
+        )
+        views = [] if self.run is self.recorded or self.run is None else self.run.views
+        self.run = RunView(
+            [*views, *view.views],
+            self.live.steps,
+            view.uniform_loss,
+            view.recorded_tokens,
+            view.errors,
+        )
+        self._note(
+            tutor_context(self).t(
+                "train.live.running", step=event.step, steps=self.live.steps, d=self.live.d
+            )
+        )
+        self.query_one(StepPlot).display = True
+        self.query_one("#caption").display = True
+        if following and self.index != len(self.run.views) - 1:
+            self.index = len(self.run.views) - 1  # the watcher shows it
+        else:
+            self._show()
+
+    def action_cancel(self) -> None:
+        if self.live is not None:
+            live, self.live = self.live, None
+            live.cancel()
+            self._note(tutor_context(self).t("train.live.cancelled"))
+
+    def action_recorded(self) -> None:
+        if self.recorded is not None and self.live is None and self.run is not self.recorded:
+            self.run = self.recorded
+            self.index = 0
+            self._show()
+
+    def on_unmount(self) -> None:
+        """Leaving the page ends a run still going: no training outlives its screen."""
+        if self.live is not None:
+            self.live.cancel()
+            self.live = None
+
+    def _note(self, text: str) -> None:
+        self.live_note = text
+        self._show_live()
+
+    def _show_live(self) -> None:
+        ctx = tutor_context(self)
+        choice = ctx.t(
+            "train.live.choice", d=WIDTHS[self.width_choice], steps=STEPS[self.steps_choice]
+        )
+        keys = ctx.t("train.live.cancel_keys" if self.live else "train.live.keys")
+        lines = [Content.assemble((choice, "bold"), "  ", (keys, "dim"))]
+        if self.live_note:
+            lines.append(Content(self.live_note))
+        update_in_place(self.query_one("#live", Static), Content("\n").join(lines))
+
+    def status_text(self) -> str:
+        """The step, both losses and the contrast beside its chance level, in words."""
+        ctx = tutor_context(self)
+        run, view = self.run, self.view
+        assert run is not None and view is not None
+        return "\n".join(
+            [
+                ctx.t(
+                    "train.step",
+                    step=f"{view.step:,}",
+                    total=f"{run.total_steps:,}",
+                    n=self.index + 1,
+                    count=len(run.views),
+                ),
+                ctx.t(
+                    "train.loss",
+                    train=f"{view.train_loss:.3f}",
+                    val=f"{view.val_loss:.3f}",
+                    uniform=f"{run.uniform_loss:.3f}",
+                ),
+                ctx.t(
+                    "train.contrast",
+                    value=f"{view.contrast:+.3f}",
+                    chance=f"{run.views[0].contrast:+.3f}",
+                ),
+            ]
+        )
+
+    def _status(self) -> Content:
+        ctx = tutor_context(self)
+        lines = self.status_text().split("\n")
+        keys = ctx.t("train.keys")
+        return Content.assemble(
+            (lines[0], "bold"), "  ", (keys, "dim"), "\n", lines[1], "\n", lines[2]
+        )
+
+    def neighbour_lines(self) -> list[str]:
+        ctx = tutor_context(self)
+        run, view = self.run, self.view
+        assert run is not None and view is not None
+        lines = [
+            ctx.t(
+                "train.neighbours",
+                token=token,
+                count=run.recorded_tokens,
+                list="  ".join(f"{n.piece} {n.score:.2f}" for n in found),
+            )
+            for token, found in view.neighbours.items()
+        ]
+        if run.errors:
+            lines.append(ctx.t("train.unrecorded", tokens="、".join(run.errors)))
+        return lines
+
+    def _neighbours(self) -> Content:
+        return Content("\n".join(self.neighbour_lines()))
+
+    def plain_text(self) -> str:
+        ctx = tutor_context(self)
+        if self.run is None:
+            return ctx.t("train.missing", error=self.error) if self.error else ""
+        view = self.view
+        assert view is not None
+        pieces = [t for t in self.config.tokens if t not in self.run.errors]
+        rows = [
+            f"{piece}: "
+            + ", ".join(
+                f"{other} {view.matrix[r, c]:.2f}" for c, other in enumerate(pieces) if c != r
+            )
+            for r, piece in enumerate(pieces)
+        ]
+        return "\n".join([self.status_text(), *rows, *self.neighbour_lines()])
