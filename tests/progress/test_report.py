@@ -184,3 +184,26 @@ def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadshee
     assert "\x1b" not in table
     rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
     assert {row["name"] for row in rows} == {"'=1+[red]x?[2J"}
+
+
+def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptions(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """A learner who states a misconception in a text answer is counted under it, and is
+    not credited with the claim it contradicts; a correct summary's claims are met."""
+    ada = open_as(ADA)
+    ada.visit_page("embedding", 15)
+    ada.save_summary("embedding", "understanding", "ID 只是行号；one-hot 乘表就是查表。")
+    ada.record_attempt("embedding", "explain-embedding", "训练会改变 token 的 ID。", False)
+    bob = open_as(BOB)
+    bob.record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    bob.save_summary("embedding", "understanding", "训练会改变 token 的 ID。")
+    data = json.loads(report(where, "--json"))
+    (lesson,) = data["lessons"]
+    rows = {row["learner"]: row for row in lesson["learners"]}
+    assert set(rows[ADA]["claims_met"]) >= {"id-is-row", "onehot-is-lookup"}
+    assert rows[ADA]["misconceptions"] == ["training-changes-ids"]
+    assert rows[BOB]["claims_met"] == []
+    counts = {m["misconception"]: m["learners"] for m in lesson["misconceptions"]}
+    assert counts["training-changes-ids"] == 2  # Ada's answer and Bob's summary
+    assert sum(counts.values()) == 3

@@ -8,8 +8,15 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.progress.conftest import OpenStore
-from tutor.progress.store import MAX_TEXT_CHARS
+from tutor.progress.store import (
+    MAX_ATTEMPTS_PER_QUESTION,
+    MAX_SUBMISSIONS_PER_LESSON,
+    MAX_TEXT_CHARS,
+    StoreLimitError,
+)
 
 
 def test_visits_positions_and_resume_survive_reopening(open_as: OpenStore) -> None:
@@ -69,16 +76,41 @@ def test_self_check_marks_are_kept_and_changed(open_as: OpenStore) -> None:
     assert open_as("bob").self_check("embedding", "summary") == []
 
 
-def test_odd_unicode_and_a_large_answer_round_trip(open_as: OpenStore) -> None:
+def test_odd_unicode_round_trips_and_long_texts_are_cut_at_the_limit(
+    open_as: OpenStore,
+) -> None:
     store = open_as("ada\u200b🙂")
-    odd = "行号\u0301 \x00 \U0010fffd "
-    text = odd + "猫" * (MAX_TEXT_CHARS - len(odd))  # as large as a learner's text may be
+    text = "行号\u0301 \x00 \U0010fffd " + "猫" * 100_000
     store.save_summary("embedding", "understanding", text)
-    store.record_attempt("embedding", "q5", {"text": text}, False)
+    store.record_attempt("embedding", "q5", text, False)
+    store.record_attempt("embedding", "q1", {"picked": "\U0010fffd"}, False)
     reopened = open_as("ada\u200b🙂")
     # a NUL (which PostgreSQL text cannot hold) reads back as U+FFFD on both backends
-    assert reopened.summary("embedding") == {"understanding": text.replace("\x00", "\ufffd")}
-    assert reopened.last_attempt("embedding", "q5").answer == {"text": text}
+    kept = text[:MAX_TEXT_CHARS]
+    assert reopened.summary("embedding") == {"understanding": kept.replace("\x00", "\ufffd")}
+    assert reopened.last_attempt("embedding", "q5").answer == kept  # JSON keeps the NUL
+    assert reopened.last_attempt("embedding", "q1").answer == {"picked": "\U0010fffd"}
+
+
+def test_the_per_learner_limits_hold_and_say_why(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    for n in range(MAX_ATTEMPTS_PER_QUESTION):
+        store.record_attempt("embedding", "q1", n, False)
+    with pytest.raises(
+        StoreLimitError, match=f"already has {MAX_ATTEMPTS_PER_QUESTION} saved attempts"
+    ):
+        store.record_attempt("embedding", "q1", -1, True)
+    for n in range(MAX_SUBMISSIONS_PER_LESSON):
+        store.submit_summary("embedding", {"understanding": f"v{n}"})
+    store.submit_summary("embedding", {"understanding": f"v{n}"})  # unchanged: not stored
+    with pytest.raises(StoreLimitError, match="submitted 20 times"):
+        store.submit_summary("embedding", {"understanding": "one more"})
+    failures: list[Exception] = []
+    store.on_write_error = failures.append  # the app's way: told, not raised
+    store.record_attempt("embedding", "q1", -2, True)
+    assert [type(f) for f in failures] == [StoreLimitError]
+    assert len(store.attempts("embedding", "q1")) == MAX_ATTEMPTS_PER_QUESTION
+    assert store.summary("embedding") == {"understanding": "v19"}
 
 
 WRITER = textwrap.dedent(
@@ -91,7 +123,7 @@ WRITER = textwrap.dedent(
     if "data_dir" in where:
         where["data_dir"] = Path(where["data_dir"])
     store = open_store("ada", **where)
-    for n in range(200):
+    for n in range(100):  # the most attempts kept per question
         store.visit_page("embedding", n % 16 + 1)
         store.record_attempt("embedding", f"q{sys.argv[2]}", n, n % 2 == 0)
         store.save_summary("embedding", f"s{sys.argv[2]}", "x" * n)
@@ -107,7 +139,7 @@ def test_two_sessions_of_one_learner_write_at_once(
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, arguments, str(n)]) for n in (1, 2)]
     assert [w.wait(timeout=300) for w in writers] == [0, 0]
     store = open_as("ada")
-    assert len(store.attempts("embedding", "q1")) == 200
-    assert len(store.attempts("embedding", "q2")) == 200
-    assert store.summary("embedding") == {"s1": "x" * 199, "s2": "x" * 199}
+    assert len(store.attempts("embedding", "q1")) == 100
+    assert len(store.attempts("embedding", "q2")) == 100
+    assert store.summary("embedding") == {"s1": "x" * 99, "s2": "x" * 99}
     assert store.visited_pages("embedding") == set(range(1, 17))

@@ -59,8 +59,6 @@ def print_table(report: ClassReport) -> None:
     console.print(f"Progress from {report.source}, {_seen(report.generated_at, year=True)}")
     guests = report.guest_sessions
     console.print(f"Guests: {guests} session{'s' if guests != 1 else ''} (never listed)")
-    if not report.graded:
-        console.print("Summaries and text answers: not graded (this tutor has no grader)")
     for lesson in report.lessons:
         console.print()
         count = len(lesson.learners)

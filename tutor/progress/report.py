@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import BaseModel
 
+from tutor.content.grade import SUMMARY, Grade, grade, rubric_for
 from tutor.content.models import Lesson, Question, QuizFront, Summary, WrapupFront
 from tutor.progress.classview import Attempt, ClassProgress
 
@@ -36,7 +36,7 @@ class LearnerRow(BaseModel):
     last_seen: datetime | None
     questions: list[QuestionMark]
     summary_submitted: bool
-    claims_met: list[str] | None  # None: no summary written, or no grader to read it
+    claims_met: list[str] | None  # None: no summary written
     claims_total: int
     misconceptions: list[str]
     # the self-check: of the reference claims of the items the learner checked (summary,
@@ -72,7 +72,6 @@ class ClassReport(BaseModel):
     generated_at: datetime
     source: str
     guest_sessions: int
-    graded: bool  # whether summaries and text answers were read by the lesson's grader
     lessons: list[LessonReport]
 
 
@@ -108,26 +107,11 @@ def _summary(lesson: Lesson) -> Summary | None:
     return None
 
 
-class _Grader:
-    """The lesson's grader over a learner's free text, when this tutor has one."""
-
-    def __init__(self) -> None:
-        try:
-            from tutor.content import grade
-        except ImportError:
-            self._grade = None
-        else:
-            self._grade = grade
-
-    @property
-    def available(self) -> bool:
-        return self._grade is not None
-
-    def read(self, lesson: Lesson, item: str, text: str) -> dict[str, Any] | None:
-        if self._grade is None or not text.strip():
-            return None
-        rubric = self._grade.rubric_for(lesson, item)
-        return self._grade.grade(rubric, text).model_dump()
+def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
+    """What the lesson's grader (the one the quiz uses) reads in a learner's text."""
+    if not text.strip():
+        return None
+    return grade(rubric_for(lesson, item), text)
 
 
 def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | None, int]:
@@ -155,15 +139,13 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
     return value, count
 
 
-def lesson_report(
-    lesson: Lesson, progress: ClassProgress, names: dict[str, str], grader: _Grader
-) -> LessonReport:
+def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]) -> LessonReport:
     questions = _questions(lesson)
     summary = _summary(lesson)
     numbers = {page.number for page in lesson.pages}
     rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
     if summary is not None:
-        rubric_sizes["summary"] = len(summary.rubric)
+        rubric_sizes[SUMMARY] = len(summary.rubric)
     attempts = [a for a in progress.attempts if a.lesson == lesson.id]
     rows: list[LearnerRow] = []
     showing: dict[str, set[str]] = {}  # misconception -> learners
@@ -191,16 +173,16 @@ def lesson_report(
         claims_met = None
         found: set[str] = set()
         summary_text = "\n".join(texts.values())
-        graded = grader.read(lesson, "summary", summary_text) if summary else None
+        graded = _graded(lesson, SUMMARY, summary_text) if summary else None
         if graded is not None:
-            claims_met = [c["id"] for c in graded["claims"] if c["met"]]
-            found |= {m["id"] for m in graded["misconceptions"] if m["matched"]}
+            claims_met = [claim.id for claim in graded.met]
+            found |= {misconception.id for misconception in graded.matched}
         for question in questions:
             tries = [a for a in theirs if a.question == question.id]
             if question.type == "text" and tries and isinstance(tries[-1].answer, str):
-                answer = grader.read(lesson, question.id, tries[-1].answer)
+                answer = _graded(lesson, question.id, tries[-1].answer)
                 if answer is not None:
-                    found |= {m["id"] for m in answer["misconceptions"] if m["matched"]}
+                    found |= {misconception.id for misconception in answer.matched}
         for misconception in found:
             showing.setdefault(misconception, set()).add(learner)
         checked = {
@@ -261,11 +243,9 @@ def lesson_report(
 def class_report(
     lessons: list[Lesson], progress: ClassProgress, names: dict[str, str], source: str
 ) -> ClassReport:
-    grader = _Grader()
     return ClassReport(
         generated_at=datetime.now(UTC),
         source=source,
         guest_sessions=progress.guest_sessions,
-        graded=grader.available,
-        lessons=[lesson_report(lesson, progress, names, grader) for lesson in lessons],
+        lessons=[lesson_report(lesson, progress, names) for lesson in lessons],
     )
