@@ -24,6 +24,9 @@ from torch import nn
 
 EMBED_KEY = "model.embed_tokens.weight"
 HEAD_KEY = "lm_head.weight"
+# One thread and deterministic kernels: the same inputs give the same bytes on this machine,
+# whatever its core count (more threads would change the order of floating-point sums).
+THREADS = 1
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,9 @@ def train(
     progress: ProgressFn | None = None,
     on_eval: Callable[[TinyLM, int], None] | None = None,
 ) -> tuple[TinyLM, dict[str, torch.Tensor], TrainLog]:
-    """Train and return the model, its initial input table (as it was) and the log."""
+    """Train and return the model, its initial input table and head (as they were), the log."""
+    torch.set_num_threads(THREADS)
+    torch.use_deterministic_algorithms(True)
     torch.manual_seed(cfg.seed)
     generator = torch.Generator().manual_seed(cfg.seed)
     vocab_size = tokenizer.get_vocab_size()
@@ -139,7 +144,10 @@ def train(
     if len(train_stream) <= cfg.context + 1 or len(valid_stream) <= cfg.context + 1:
         raise ValueError("the corpus is too small to train on")
     model = TinyLM(vocab_size, cfg)
-    before = {EMBED_KEY: model.model.embed_tokens.weight.detach().clone()}
+    before = {
+        EMBED_KEY: model.model.embed_tokens.weight.detach().clone(),
+        HEAD_KEY: model.lm_head.weight.detach().clone(),
+    }
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=cfg.lr, total_steps=cfg.steps, pct_start=0.1
