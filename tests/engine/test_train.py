@@ -28,10 +28,14 @@ def test_short_run_lowers_the_loss_and_is_deterministic(small, tmp_path):
     uniform_guess = torch.log(torch.tensor(float(tokenizer.get_vocab_size()))).item()
     assert log.val_loss[0] > log.val_loss[-1]
     assert log.val_loss[-1] < uniform_guess - 1.0
-    _, before_again, log_again = train(tokenizer, corpus.zh_train, corpus.zh_valid, cfg)
-    assert torch.equal(
-        before["model.embed_tokens.weight"], before_again["model.embed_tokens.weight"]
-    )
+    again, before_again, log_again = train(tokenizer, corpus.zh_train, corpus.zh_valid, cfg)
+    assert before.keys() == before_again.keys() == {"model.embed_tokens.weight", "lm_head.weight"}
+    for key, tensor in before.items():
+        assert torch.equal(tensor, before_again[key])
+    for (key, tensor), (_, tensor_again) in zip(
+        model.state_dict().items(), again.state_dict().items(), strict=True
+    ):
+        assert torch.equal(tensor, tensor_again), key  # bit for bit, not merely close
     assert log_again.val_loss == log.val_loss
     save_model_dir(tmp_path, tokenizer, model, before, log, cfg, "small")
     opened = open_model(tmp_path)

@@ -290,6 +290,36 @@ class TokenizerScheme(Scheme):
         return self._tok.token_to_id(spelled)
 
 
+class SegmentedScheme(TokenizerScheme):
+    """The word scheme: jieba cuts Chinese into words, the vocabulary numbers them.
+
+    A tokenizer.json cannot hold a segmenter, so the file is the vocabulary and this class
+    does the cutting; a word the training split never had is [UNK].
+    """
+
+    def __init__(self, name: str, tokenizer: Tokenizer) -> None:
+        super().__init__(name, tokenizer)
+        unk = json.loads(tokenizer.to_str())["model"].get("unk_token")
+        self._unk_id = tokenizer.token_to_id(unk) if unk else None
+
+    def encode(self, text: str) -> list[Token]:
+        from tutor.core import segment
+
+        _check_text(text)
+        tokens = []
+        for word, start, end in segment.spans(text):
+            id = self._tok.token_to_id(word)
+            if id is None:
+                if self._unk_id is None:
+                    raise TokenizeError(f"{word!r} is not in {self.name} and it has no [UNK]")
+                id = self._unk_id
+            tokens.append(Token(self.id_to_piece(id), id, start, end))
+        return tokens
+
+
+SEGMENTED_SCHEMES = frozenset({"word"})
+
+
 def load_scheme(path: Path, name: str) -> TokenizerScheme:
     """A scheme from any tokenizer.json file (uncached; `get_scheme` caches the shipped ones)."""
     if not path.is_file():
@@ -298,6 +328,8 @@ def load_scheme(path: Path, name: str) -> TokenizerScheme:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
         raise TokenizeError(f"{path} is not a tokenizer.json file: {exc}") from exc
+    if name in SEGMENTED_SCHEMES:
+        return SegmentedScheme(name, tokenizer)
     return TokenizerScheme(name, tokenizer)
 
 

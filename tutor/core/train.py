@@ -30,6 +30,9 @@ from tutor.core.trajectory import Checkpoint, Trajectory
 
 EMBED_KEY = "model.embed_tokens.weight"
 HEAD_KEY = "lm_head.weight"
+# One thread and deterministic kernels: the same inputs give the same bytes on this machine,
+# whatever its core count (more threads would change the order of floating-point sums).
+THREADS = 1
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,8 @@ def train(
     With `on_checkpoint`, the input rows of `record_ids` and both losses are handed over at
     each of `record_steps` (0 = before the first step); recording reads, never draws.
     """
+    torch.set_num_threads(THREADS)
+    torch.use_deterministic_algorithms(True)
     torch.manual_seed(cfg.seed)
     generator = torch.Generator().manual_seed(cfg.seed)
     vocab_size = tokenizer.get_vocab_size()
@@ -193,7 +198,10 @@ def train(
     if len(train_stream) <= cfg.context + 1 or len(valid_stream) <= cfg.context + 1:
         raise ValueError("the corpus is too small to train on")
     model = TinyLM(vocab_size, cfg)
-    before = {EMBED_KEY: model.model.embed_tokens.weight.detach().clone()}
+    before = {
+        EMBED_KEY: model.model.embed_tokens.weight.detach().clone(),
+        HEAD_KEY: model.lm_head.weight.detach().clone(),
+    }
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = make_scheduler(opt, cfg)
     log = TrainLog(

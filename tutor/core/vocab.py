@@ -3,22 +3,27 @@
 Each scheme answers one step of the lesson's path of representations: characters,
 words, character BPE, and two byte-level BPEs whose training mix differs (mostly English
 versus mostly Chinese) so that the cost of an unfamiliar language can be measured.
+
+Chinese has no spaces, so words come from a real segmenter (jieba). The word scheme's
+vocabulary is jieba's words; the BPEs learn their merges inside those words, as GPT-2's
+pre-tokenizer keeps merges inside space-separated words, so a generated corpus's
+repeated clauses never fuse into one token. The saved BPEs need no segmenter to encode.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
+from tutor.core import segment
 from tutor.core.corpus import Corpus
 
 UNK = "[UNK]"
-# Whitespace and punctuation: the boundaries of the word scheme's chunks.
-CHUNK_BOUNDARY = r"[\s\p{P}\p{S}]+"
 
 
 @dataclass(frozen=True)
@@ -36,23 +41,25 @@ BPE_SPECS = {
     "char-bpe": TokenizerSpec("char-bpe", 6000, 1.0, 0.25),
     # A sprinkle of Chinese, too rare to earn merges: what an English-trained vocabulary sees.
     "byte-bpe-en": TokenizerSpec("byte-bpe-en", 6000, 0.002, 1.0, min_frequency=100),
-    # Only pairs seen 300+ times merge: the corpus repeats its clauses, and lower thresholds
-    # would fuse whole clauses into tokens, so 猫 or 苹果 would never appear on their own.
-    "byte-bpe-zh": TokenizerSpec("byte-bpe-zh", 8000, 1.0, 0.25, min_frequency=300),
+    # Merges stop where pairs get rarer than this or the vocabulary is full.
+    "byte-bpe-zh": TokenizerSpec("byte-bpe-zh", 8000, 1.0, 0.25, min_frequency=10),
 }
 
 
-def _mix(corpus: Corpus, spec: TokenizerSpec) -> list[str]:
-    """Every k-th line of each split, so the mix is deterministic and evenly spread."""
+@cache
+def _segmented(text: str) -> tuple[str, ...]:
+    return tuple(w for line in text.splitlines() for w in segment.words(line))
 
-    def take(text: str, share: float) -> Iterator[str]:
-        lines = text.splitlines()
-        if share <= 0:
-            return iter(())
-        step = max(1, round(1 / share))
-        return iter(lines[::step])
 
-    return [*take(corpus.zh_train, spec.zh_share), *take(corpus.en_train, spec.en_share)]
+def _every(lines: list[str], share: float) -> list[str]:
+    """Every k-th line, so a mix is deterministic and evenly spread."""
+    return lines[:: max(1, round(1 / share))] if share > 0 else []
+
+
+def _mix(corpus: Corpus, spec: TokenizerSpec) -> Iterable[str]:
+    """The training mix: Chinese as jieba words (merges stay inside words), English lines."""
+    zh = "\n".join(_every(corpus.zh_train.splitlines(), spec.zh_share))
+    return [*_segmented(zh), *_every(corpus.en_train.splitlines(), spec.en_share)]
 
 
 def _train_lines(corpus: Corpus) -> list[str]:
@@ -70,7 +77,11 @@ def build_char(corpus: Corpus) -> Tokenizer:
 
 
 def build_word(corpus: Corpus) -> Tokenizer:
-    """Chunks between whitespace and punctuation (punctuation kept as its own tokens)."""
+    """Every word jieba finds in the training split; any other word is [UNK].
+
+    The saved file splits on whitespace and punctuation only (a tokenizer.json cannot hold
+    jieba); the tutor's word scheme segments with jieba first, then looks words up here.
+    """
     tok = Tokenizer(models.WordLevel(unk_token=UNK))
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")]
@@ -78,7 +89,8 @@ def build_word(corpus: Corpus) -> Tokenizer:
     trainer = trainers.WordLevelTrainer(
         vocab_size=1_000_000, min_frequency=1, special_tokens=[UNK], show_progress=False
     )
-    tok.train_from_iterator(_train_lines(corpus), trainer=trainer)
+    words = [*_segmented(corpus.zh_train), *_segmented(corpus.en_train)]
+    tok.train_from_iterator(words, trainer=trainer)
     tok.decoder = decoders.WordPiece(prefix="##", cleanup=False)
     return tok
 
