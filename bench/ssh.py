@@ -166,7 +166,7 @@ async def open_learner(port: int, key: asyncssh.SSHKey, marks: dict[str, str]) -
     await learner.wait_for(lambda s: marks["page1"] in s, "page 1")
     learner.write(b"n")
     await learner.wait_for(lambda s: marks["page2"] in s, "page 2")
-    for keys in (b"\t\t", END):  # focus lands on the field with its text selected
+    for keys in (b"\t", END):  # the first stop is the field; END leaves the cursor at its end
         learner.write(keys)
         await asyncio.sleep(QUIET_S)
     learner.write(b"Z")
