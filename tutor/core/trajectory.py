@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ROWS_FILE = "trajectory.safetensors"
 META_FILE = "trajectory.json"
 CHECKPOINTS = 30
-MAX_TOKENS = 200  # 200 rows x 64 floats x 30 steps: 1.5 MB, under the 2 MB budget
+MAX_TOKENS = 60  # 60 rows x 256 floats x 30 steps x 4 bytes: 1.8 MB, under the 2 MB budget
 
 
 class TrajectoryError(ValueError):
