@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     ana.add_argument("b", metavar="B")
     ana.add_argument("c", metavar="C")
     ana.add_argument("--k", type=int, default=5)
-    ana.add_argument("--stage", choices=("before", "after"), default="after")
+    ana.add_argument("--stage", choices=STAGES, default="after")
     ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
