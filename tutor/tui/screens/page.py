@@ -8,6 +8,7 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import ClassVar
 
 from textual import events
@@ -22,6 +23,7 @@ from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
 from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
+from tutor.tui.first_screen import first_screen_first, least_markdown_lines
 from tutor.tui.messages import TurnPage
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
@@ -52,9 +54,13 @@ class Prose(Markdown):
 
     def __init__(self, source: str) -> None:
         super().__init__(source, open_links=False)
+        self._given = source  # `source` is empty until the markdown is parsed on mount
 
     def plain_text(self) -> str:
         return self.source
+
+    def least_lines(self, width: int) -> int:
+        return least_markdown_lines(self._given, width)
 
 
 def readings(widget: Widget) -> Iterator[str]:
@@ -92,6 +98,7 @@ class PageScreen(Screen[None]):
         self.lesson = lesson
         self.page = page
         self._styled_for: str | None = None  # the theme its styles were last computed for
+        self.built_after_first_frame: list[Widget] = []  # below the first screen
 
     @property
     def help_key(self) -> str:
@@ -120,9 +127,12 @@ class PageScreen(Screen[None]):
                 note = Static(self._model_note(), classes="model-note")
                 note.styles.margin = (0, 0, 1, 0)
                 yield note
-            yield from self.compose_before_body()
-            yield from self.compose_body()
-            yield from self.compose_after_body()
+            yield from first_screen_first(
+                chain(self.compose_before_body(), self.compose_body(), self.compose_after_body()),
+                self.app.size.width,
+                self.app.size.height - 2,  # the body is below the header, above the keys
+                self.built_after_first_frame,
+            )
         yield KeyBar()
 
     def _model_note(self) -> Content:
