@@ -54,7 +54,9 @@ class Prose(Markdown):
         super().__init__(source, open_links=False)
 
     def plain_text(self) -> str:
-        return self.source
+        from tutor.tui.plain import markdown_to_plain
+
+        return markdown_to_plain(self.source)
 
 
 def readings(widget: Widget) -> Iterator[str]:

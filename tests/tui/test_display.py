@@ -1,0 +1,44 @@
+"""What the pages show: the plain-text reading, fact chips beside their prose, long rows,
+and the lookup's matrices; every figure checked against the shipped assets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import TextArea
+
+from tests.tui.conftest import settle
+from tutor.tui.app import TutorApp
+from tutor.tui.plain import markdown_to_plain
+from tutor.tui.screens.reading import ReadingScreen
+
+LESSON = "embedding"
+
+
+def test_markdown_reads_as_plain_text_without_markup() -> None:
+    source = (
+        "## 一张表\n\n"
+        "意义在**位置**里，*不*在 `ID` 里；见 [论文](https://example.org/p)。\n\n"
+        "- 第一条\n- 第二条 **重**\n\n"
+        "1. 先\n2. 后\n\n"
+        "| 维度 | 含义 |\n|---|---|\n| V | 词表 |\n"
+    )
+    assert markdown_to_plain(source) == (
+        "一张表\n\n"
+        "意义在位置里，不在 ID 里；见 论文 (https://example.org/p)。\n\n"
+        "• 第一条\n• 第二条 重\n\n"
+        "1. 先\n2. 后\n\n"
+        "维度 | 含义\nV | 词表"
+    )
+
+
+async def test_the_plain_text_view_shows_no_markup(make_app: Callable[..., TutorApp]) -> None:
+    app = make_app(start_lesson=LESSON, start_page=8)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ReadingScreen)
+        text = app.screen.query_one(TextArea).text
+        assert "在空间中的位置。" in text
+        assert "**" not in text and "###" not in text
