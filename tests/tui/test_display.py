@@ -42,3 +42,40 @@ async def test_the_plain_text_view_shows_no_markup(make_app: Callable[..., Tutor
         text = app.screen.query_one(TextArea).text
         assert "在空间中的位置。" in text
         assert "**" not in text and "###" not in text
+
+
+async def test_a_3000_token_paste_shows_what_fits_and_counts_the_rest(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    from rich.cells import cell_len
+    from textual.widgets import Input
+
+    from tests.tui.conftest import page_with
+    from tutor.core.tokenize import get_scheme
+    from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
+
+    pasted = "小明把苹果给了小王" * 500
+    tokens = get_scheme("project").encode(pasted)
+    assert len(tokens) >= 3000
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        rows = app.screen.query(RowsDemo).first()
+        own = rows.query_one("#own", Input)
+        own.focus()
+        own.value = pasted
+        await pilot.press("enter")
+        await settle(pilot)
+        assert rows.sentences[-1] == pasted
+        shown = rows.query(".tokens").last()
+        width = shown.content_region.width
+        lines = rows.flows[-1].content(width).plain.split("\n")
+        assert 1 <= len(lines) <= ROW_LINES
+        assert all(cell_len(line) <= width for line in lines)
+        items = [item for line in lines for item in line.split("  ") if item]
+        *labels, more = items
+        assert labels == [token_label(t) for t in tokens[: len(labels)]]
+        assert more == f"…还有 {len(tokens) - len(labels):,} 个 token 未显示"
+        # the sentence itself is quoted, not echoed whole
+        assert pasted not in str(rows.query(".sentence").last().render())
+        assert rows.region.height < 24
