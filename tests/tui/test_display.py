@@ -79,3 +79,58 @@ async def test_a_3000_token_paste_shows_what_fits_and_counts_the_rest(
         # the sentence itself is quoted, not echoed whole
         assert pasted not in str(rows.query(".sentence").last().render())
         assert rows.region.height < 24
+
+
+async def test_fact_chips_sit_under_the_paragraph_they_back(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    from tutor.tui.screens.page import Prose
+    from tutor.tui.widgets.facts import FactStrip
+
+    app = make_app(start_lesson=LESSON, start_page=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        children = list(app.screen.query_one("#body").children)
+        strips = [child for child in children if isinstance(child, FactStrip)]
+        assert [strip.keys[0] for strip in strips] == [
+            "onehot.nonzero_terms",  # the paragraph on one-hot × E
+            "qwen38.sentence_tokens",  # the table of T, V and d
+            "qwen38.input_table_params",  # the list of what the table costs
+        ]
+        for strip in strips:
+            before = children[children.index(strip) - 1]
+            assert isinstance(before, Prose)
+            last_paragraph = before.plain_text().split("\n\n")[-1]
+            assert all(app.ctx.fact_text(key) in last_paragraph for key in strip.keys)
+            assert strip.virtual_region.y == before.virtual_region.bottom
+
+
+async def test_a_focused_chip_shows_its_whole_source_on_screen(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    from tutor.tui.widgets.facts import FactStrip
+
+    for page in (7, 8):
+        app = make_app(start_lesson=LESSON, start_page=page)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            body = app.screen.query_one("#body")
+            strips = list(app.screen.query(FactStrip))
+            seen = set()
+            for _stop in range(200):  # more Tab presses than the page has focus stops
+                if len(seen) == len(strips):
+                    break
+                await pilot.press("tab")
+                await settle(pilot)
+                strip = app.focused
+                if not isinstance(strip, FactStrip):
+                    continue
+                seen.add(id(strip))
+                await pilot.press("right")
+                await settle(pilot)
+                key = strip.keys[strip.selected]
+                detail = strip.query_one("#detail")
+                shown = str(detail.render()).replace("\n", "")
+                assert app.ctx.facts[key].source.replace("\n", "") in shown
+                assert body.region.contains_region(strip.region), (page, key)
+            assert len(seen) == len(strips)

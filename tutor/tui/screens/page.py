@@ -47,11 +47,32 @@ def widget_class(name: str) -> Callable[..., Widget]:
     return widget
 
 
+def passages(text: str) -> list[str]:
+    """`text` cut after each top-level block (paragraph, list, table…) that quotes a fact,
+    so that the fact's chips can sit right under the sentence they back."""
+    from markdown_it import MarkdownIt
+
+    lines = text.split("\n")
+    cut_at = [
+        token.map[1]
+        for token in MarkdownIt("commonmark").enable("table").parse(text)
+        if token.level == 0 and token.map is not None and token.nesting >= 0
+        if fact_keys("\n".join(lines[token.map[0] : token.map[1]]))
+    ]
+    starts = [0, *cut_at]
+    ends = [*cut_at, len(lines)]
+    chunks = [
+        "\n".join(lines[start:end]).strip("\n") for start, end in zip(starts, ends, strict=True)
+    ]
+    return [chunk for chunk in chunks if chunk.strip()]
+
+
 class Prose(Markdown):
     """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
 
-    def __init__(self, source: str) -> None:
-        super().__init__(source, open_links=False)
+    def __init__(self, source: str, *, backed: bool = False) -> None:
+        """`backed`: the fact chips of its last paragraph follow right under it."""
+        super().__init__(source, open_links=False, classes="-backed" if backed else "")
 
     def plain_text(self) -> str:
         from tutor.tui.plain import markdown_to_plain
@@ -167,10 +188,11 @@ class PageScreen(Screen[None]):
         ctx = tutor_context(self)
         for number, block in enumerate(self.page.body_blocks):
             if isinstance(block, MarkdownBlock):
-                yield Prose(ctx.fill_facts(block.text))
-                keys = fact_keys(block.text)
-                if keys:
-                    yield FactStrip(keys)
+                for passage in passages(block.text):
+                    keys = fact_keys(passage)
+                    yield Prose(ctx.fill_facts(passage), backed=bool(keys))
+                    if keys:
+                        yield FactStrip(keys)
             elif isinstance(block, WidgetBlock):
                 make = widget_class(block.widget)
                 yield make(block.config, id=f"w{number}-{block.widget}")
