@@ -134,3 +134,90 @@ async def test_a_focused_chip_shows_its_whole_source_on_screen(
                 assert app.ctx.facts[key].source.replace("\n", "") in shown
                 assert body.region.contains_region(strip.region), (page, key)
             assert len(seen) == len(strips)
+
+
+def test_numbers_never_read_minus_zero() -> None:
+    from tutor.tui.widgets.lookup import number
+
+    assert [number(v) for v in (-0.001, -0.0, 0.004, -0.126, 0.5)] == [
+        "0.00",
+        "0.00",
+        "0.00",
+        "-0.13",
+        "0.50",
+    ]
+
+
+async def _lookup_views(make_app, size):
+    """The lookup demo on its page at `size`: its small view, then its real-scale view
+    after picking the third token, each as the lines drawn and the widths they had."""
+    from tests.tui.conftest import page_with
+    from tutor.tui.widgets.choice import ChoiceBar
+    from tutor.tui.widgets.lookup import LookupDemo
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("lookup"))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(LookupDemo)
+        view = demo.query_one("#view")
+        small = (str(view.render()), view.content_region.width, demo.outer_size.height)
+        small_reading = demo.plain_text()
+        bar = demo.query_one("#token", ChoiceBar)
+        bar.focus()
+        await pilot.press("s")
+        await settle(pilot)
+        await pilot.press("right", "right")
+        await settle(pilot)
+        real = (str(view.render()), view.content_region.width, demo.outer_size.height)
+        return demo, app.ctx, small, small_reading, real, bar.index
+
+
+async def test_the_lookup_multiplies_the_whole_sentence_at_small_scale(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    import numpy as np
+    from rich.cells import cell_len
+
+    from tutor.core.model import open_model
+    from tutor.tui.widgets.lookup import number
+
+    for size in ((80, 24), (120, 40)):
+        demo, _ctx, small, reading, _real, _index = await _lookup_views(make_app, size)
+        table = demo.table
+        vocab, dim = table.weights.shape
+        model = open_model()
+        ids = [t.id for t in model.scheme.encode(demo.config.sentence)]
+        assert [table.model_ids[local] for local in table.sentence] == ids
+        expected = model.table("after").lookup(ids)[:, :dim]
+        assert np.array_equal(demo.products(), expected)
+        text, width, height = small
+        assert "-0.00" not in text and "-0.00" not in reading
+        assert max(cell_len(line) for line in text.split("\n")) <= width
+        assert height <= size[1] - 2
+        for local, row in zip(table.sentence, expected, strict=True):
+            ones = " ".join("1" if column == local else "0" for column in range(vocab))
+            line = f"{table.pieces[local]}: {ones} → " + " ".join(number(v) for v in row)
+            assert line in reading
+            assert " ".join(number(v) for v in row) in " ".join(text.split())
+        assert f"[{len(ids)} × {vocab}]" in text and f"[{len(ids)} × {dim}]" in text
+
+
+async def test_the_lookup_at_real_scale_shows_the_picked_tokens_row_of_v(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    from rich.cells import cell_len
+
+    from tutor.tui.widgets.lookup import REAL_DIM, REAL_SENTENCE_IDS, REAL_VOCAB
+
+    for size in ((80, 24), (120, 40)):
+        _demo, ctx, _small, _reading, real, index = await _lookup_views(make_app, size)
+        text, width, height = real
+        vocab = int(ctx.facts[REAL_VOCAB].value)
+        dim = int(ctx.facts[REAL_DIM].value)
+        picked = ctx.facts[REAL_SENTENCE_IDS].value[index]
+        assert index == 2
+        assert f"V = {vocab:,}" in text and f"d = {dim:,}" in text
+        assert f"{picked:,}" in text and f"{picked - 1:,}" in text and f"{vocab - 1:,}" in text
+        assert "…" in text
+        assert max(cell_len(line) for line in text.split("\n")) <= width
+        assert height <= size[1] - 2
