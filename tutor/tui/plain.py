@@ -1,4 +1,4 @@
-"""Markdown as plain text, for the page's plain-text reading (key `r`).
+"""Markdown as plain text, for the page's plain-text reading (key `r`); and cut into passages.
 
 A screen reader reads `**位置**` as "star star 位置 star star", and a learner who copies a
 passage does not want the markup either: emphasis, code and link markers go, the words
@@ -8,10 +8,18 @@ bulleted, cells parted by " | "), so the structure is still there to hear and to
 
 from __future__ import annotations
 
+from functools import cache
+
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-_PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+from tutor.content.prose import fact_keys
+
+
+@cache
+def parser() -> MarkdownIt:
+    """One parser for the app: building one costs more than parsing a page."""
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
 def inline_text(token: Token) -> str:
@@ -45,7 +53,7 @@ def markdown_to_plain(source: str) -> str:
         if lines and lines[-1] != "":
             lines.append("")
 
-    for token in _PARSER.parse(source):
+    for token in parser().parse(source):
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             if not lists:
@@ -90,3 +98,20 @@ def markdown_to_plain(source: str) -> str:
             block_break()
             lines.append("—" * 8)
     return "\n".join(lines).strip("\n")
+
+
+def markdown_passages(text: str) -> list[str]:
+    """`text` cut after each top-level block (paragraph, list, table…) that quotes a fact,
+    so that the fact's chips can sit right under the sentence they back."""
+    lines = text.split("\n")
+    cut_at = [
+        token.map[1]
+        for token in parser().parse(text)
+        if token.level == 0 and token.map is not None and token.nesting >= 0
+        if fact_keys("\n".join(lines[token.map[0] : token.map[1]]))
+    ]
+    starts, ends = [0, *cut_at], [*cut_at, len(lines)]
+    chunks = [
+        "\n".join(lines[start:end]).strip("\n") for start, end in zip(starts, ends, strict=True)
+    ]
+    return [chunk for chunk in chunks if chunk.strip()]

@@ -23,6 +23,7 @@ from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import TurnPage
+from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
@@ -47,26 +48,6 @@ def widget_class(name: str) -> Callable[..., Widget]:
     return widget
 
 
-def passages(text: str) -> list[str]:
-    """`text` cut after each top-level block (paragraph, list, table…) that quotes a fact,
-    so that the fact's chips can sit right under the sentence they back."""
-    from markdown_it import MarkdownIt
-
-    lines = text.split("\n")
-    cut_at = [
-        token.map[1]
-        for token in MarkdownIt("commonmark").enable("table").parse(text)
-        if token.level == 0 and token.map is not None and token.nesting >= 0
-        if fact_keys("\n".join(lines[token.map[0] : token.map[1]]))
-    ]
-    starts = [0, *cut_at]
-    ends = [*cut_at, len(lines)]
-    chunks = [
-        "\n".join(lines[start:end]).strip("\n") for start, end in zip(starts, ends, strict=True)
-    ]
-    return [chunk for chunk in chunks if chunk.strip()]
-
-
 class Prose(Markdown):
     """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
 
@@ -75,8 +56,6 @@ class Prose(Markdown):
         super().__init__(source, open_links=False, classes="-backed" if backed else "")
 
     def plain_text(self) -> str:
-        from tutor.tui.plain import markdown_to_plain
-
         return markdown_to_plain(self.source)
 
 
@@ -188,7 +167,7 @@ class PageScreen(Screen[None]):
         ctx = tutor_context(self)
         for number, block in enumerate(self.page.body_blocks):
             if isinstance(block, MarkdownBlock):
-                for passage in passages(block.text):
+                for passage in markdown_passages(block.text):
                     keys = fact_keys(passage)
                     yield Prose(ctx.fill_facts(passage), backed=bool(keys))
                     if keys:
