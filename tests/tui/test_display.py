@@ -5,12 +5,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.widgets import TextArea
+import numpy as np
+from rich.cells import cell_len
+from textual.widgets import Input, TextArea
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import page_with, settle
+from tutor.core.model import open_model
+from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.plain import markdown_to_plain
+from tutor.tui.screens.page import Prose
 from tutor.tui.screens.reading import ReadingScreen
+from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.lookup import (
+    REAL_DIM,
+    REAL_SENTENCE_IDS,
+    REAL_VOCAB,
+    LookupDemo,
+    number,
+)
+from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
 
 LESSON = "embedding"
 
@@ -47,13 +62,6 @@ async def test_the_plain_text_view_shows_no_markup(make_app: Callable[..., Tutor
 async def test_a_3000_token_paste_shows_what_fits_and_counts_the_rest(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    from rich.cells import cell_len
-    from textual.widgets import Input
-
-    from tests.tui.conftest import page_with
-    from tutor.core.tokenize import get_scheme
-    from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
-
     pasted = "小明把苹果给了小王" * 500
     tokens = get_scheme("project").encode(pasted)
     assert len(tokens) >= 3000
@@ -84,9 +92,6 @@ async def test_a_3000_token_paste_shows_what_fits_and_counts_the_rest(
 async def test_fact_chips_sit_under_the_paragraph_they_back(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    from tutor.tui.screens.page import Prose
-    from tutor.tui.widgets.facts import FactStrip
-
     app = make_app(start_lesson=LESSON, start_page=7)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -108,8 +113,6 @@ async def test_fact_chips_sit_under_the_paragraph_they_back(
 async def test_a_focused_chip_shows_its_whole_source_on_screen(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    from tutor.tui.widgets.facts import FactStrip
-
     for page in (7, 8):
         app = make_app(start_lesson=LESSON, start_page=page)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -137,8 +140,6 @@ async def test_a_focused_chip_shows_its_whole_source_on_screen(
 
 
 def test_numbers_never_read_minus_zero() -> None:
-    from tutor.tui.widgets.lookup import number
-
     assert [number(v) for v in (-0.001, -0.0, 0.004, -0.126, 0.5)] == [
         "0.00",
         "0.00",
@@ -148,12 +149,9 @@ def test_numbers_never_read_minus_zero() -> None:
     ]
 
 
-async def _lookup_views(make_app, size):
+async def _lookup_views(make_app: Callable[..., TutorApp], size: tuple[int, int]):
     """The lookup demo on its page at `size`: its small view, then its real-scale view
     after picking the third token, each as the lines drawn and the widths they had."""
-    from tests.tui.conftest import page_with
-    from tutor.tui.widgets.choice import ChoiceBar
-    from tutor.tui.widgets.lookup import LookupDemo
 
     app = make_app(start_lesson=LESSON, start_page=page_with("lookup"))
     async with app.run_test(size=size) as pilot:
@@ -175,12 +173,6 @@ async def _lookup_views(make_app, size):
 async def test_the_lookup_multiplies_the_whole_sentence_at_small_scale(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    import numpy as np
-    from rich.cells import cell_len
-
-    from tutor.core.model import open_model
-    from tutor.tui.widgets.lookup import number
-
     for size in ((80, 24), (120, 40)):
         demo, _ctx, small, reading, _real, _index = await _lookup_views(make_app, size)
         table = demo.table
@@ -205,10 +197,6 @@ async def test_the_lookup_multiplies_the_whole_sentence_at_small_scale(
 async def test_the_lookup_at_real_scale_shows_the_picked_tokens_row_of_v(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    from rich.cells import cell_len
-
-    from tutor.tui.widgets.lookup import REAL_DIM, REAL_SENTENCE_IDS, REAL_VOCAB
-
     for size in ((80, 24), (120, 40)):
         _demo, ctx, _small, _reading, real, index = await _lookup_views(make_app, size)
         text, width, height = real
