@@ -25,6 +25,7 @@ from tutor.lazy import load
 from tutor.tui.context import tutor_context
 from tutor.tui.first_screen import first_screen_first, least_markdown_lines
 from tutor.tui.messages import TurnPage
+from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
@@ -52,12 +53,13 @@ def widget_class(name: str) -> Callable[..., Widget]:
 class Prose(Markdown):
     """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
 
-    def __init__(self, source: str) -> None:
-        super().__init__(source, open_links=False)
+    def __init__(self, source: str, *, backed: bool = False) -> None:
+        """`backed`: the fact chips of its last paragraph follow right under it."""
+        super().__init__(source, open_links=False, classes="-backed" if backed else "")
         self._given = source  # `source` is empty until the markdown is parsed on mount
 
     def plain_text(self) -> str:
-        return self.source
+        return markdown_to_plain(self.source)
 
     def least_lines(self, width: int) -> int:
         return least_markdown_lines(self._given, width)
@@ -175,10 +177,11 @@ class PageScreen(Screen[None]):
         ctx = tutor_context(self)
         for number, block in enumerate(self.page.body_blocks):
             if isinstance(block, MarkdownBlock):
-                yield Prose(ctx.fill_facts(block.text))
-                keys = fact_keys(block.text)
-                if keys:
-                    yield FactStrip(keys)
+                for passage in markdown_passages(block.text):
+                    keys = fact_keys(passage)
+                    yield Prose(ctx.fill_facts(passage), backed=bool(keys))
+                    if keys:
+                        yield FactStrip(keys)
             elif isinstance(block, WidgetBlock):
                 make = widget_class(block.widget)
                 yield make(block.config, id=f"w{number}-{block.widget}")
