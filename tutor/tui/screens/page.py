@@ -84,6 +84,9 @@ class PageScreen(Screen[None]):
     """Base of the per-kind screens; never shown itself."""
 
     KIND: ClassVar[str] = ""
+    # The body takes focus as the page is built, once: Textual would otherwise focus the
+    # first focusable widget and the page then the body, restyling every widget twice.
+    AUTO_FOCUS = "#body"
     ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
@@ -194,7 +197,7 @@ class PageScreen(Screen[None]):
         the visit is saved. A kept page keeps its styles unless the theme changed while it
         was away: restyling every widget was most of what turning back to it cost.
         (Textual's own Screen handler runs next and reads that flag.)"""
-        if self._styled_for == self.app.theme:
+        if self._styled_for in (None, self.app.theme):  # None: built just now, in this theme
             event.refresh_styles = False
         self._styled_for = self.app.theme
         tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
