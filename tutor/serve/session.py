@@ -216,7 +216,13 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         )
         try:
             self._child = ChildTerminal(
-                argv, env, self._size, self._send, self._child_exited, self._input_drained
+                argv,
+                env,
+                self._size,
+                self._send,
+                self._child_exited,
+                self._input_drained,
+                template=self._server.template,
             )
         except OSError:
             self._remove_guest_dir()

@@ -1,0 +1,178 @@
+"""Light sessions: forks of the pre-loaded session template (tutor/serve/template.py).
+
+A forked session must look like a spawned one from inside (environment, terminal, signal
+dispositions, limits, open files), come from the template, and a template that dies must
+not take the server, or later learners, with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tests.serve.conftest import (
+    Terminal,
+    child_pids_of,
+    make_config,
+    serving,
+    session_pids_of,
+    start_cli,
+    wait_until,
+)
+from tests.serve.standin import MARK
+from tutor.serve.child import ChildTerminal, child_argv, child_environment
+from tutor.serve.identity import Identity
+from tutor.serve.template import SessionTemplate
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+HOME_WORDS = ("embedding", "lesson")
+LOG = logging.getLogger("tutor.serve")
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+async def standin_facts(template: SessionTemplate | None, env: dict[str, str]) -> dict:
+    """Start the stand-in as a session (forked if `template`, else spawned) and read what
+    it reports about itself; its exit code is 5."""
+    output = bytearray()
+    codes: list[int] = []
+    argv = child_argv(["--lang", "en"], "SHA256:x")
+    if template is None:
+        argv[argv.index("tutor.serve.child")] = "tests.serve.standin"
+    child = ChildTerminal(argv, env, (80, 24), output.extend, codes.append, template=template)
+    assert child.forked is (template is not None)
+    await asyncio.wait_for(child.exited, 30)
+    assert codes == [5]
+    text = output.decode().replace("\r\n", "")
+    return json.loads(text[text.index(MARK) + len(MARK) : text.rindex(MARK)])
+
+
+async def test_a_forked_session_is_set_up_as_a_spawned_one(tmp_path: Path) -> None:
+    """Under nohup (SIGHUP ignored by the server) too: dispositions come back fresh."""
+    env = child_environment("xterm-256color", {"NO_COLOR": "1"}, tmp_path, Identity("SHA256:x"))
+    template = SessionTemplate(LOG, ("--lang", "en"), entry="tests.serve.standin:report")
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert await template.start()
+        forked = await standin_facts(template, env)
+        spawned = await standin_facts(None, env)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+        await template.stop()
+    assert forked["ppid"] != spawned["ppid"] == os.getpid()
+    assert template.pid is None  # stopped and reaped
+    # the template had Textual loaded; a spawned tutor imports it anew
+    assert (forked.pop("textual_loaded"), spawned.pop("textual_loaded")) == (True, False)
+    forked.pop("ppid"), spawned.pop("ppid")
+    # stdio, the crash pipe, and listdir's own: nothing of the template's (a spawned child
+    # also inherits whatever the server left inheritable; under pytest, its capture files)
+    assert forked.pop("fds") == [0, 1, 2, 3, 4] == spawned.pop("fds")[:5]
+    assert forked == spawned
+    assert forked["env"] == env
+    assert forked["args"] == ["--lang", "en", "--learner", "SHA256:x"]
+    assert forked["blocked_ignored_caught"][0] == "0000000000000000"
+    assert forked["handlers"][str(int(signal.SIGHUP))] == repr(signal.SIG_DFL)
+    assert forked["session_leader"] and forked["terminal_is_controlling"]
+    assert forked["stdio_on_tty"] == [True, True, True] and forked["stdout_line_buffered"]
+    assert forked["crash_fd_is_pipe"]
+
+
+async def test_a_session_comes_from_the_template(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    async with serving(make_config(tmp_path)) as server:
+        assert server.template is not None and server.template.usable
+        term = await Terminal.open(server.port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        (pid,) = server.children
+        assert server.children[pid].forked
+        assert parent_of(pid) == server.template.pid
+        term.press("q")
+        assert await term.closed() == 0
+
+
+async def test_spawn_start_still_serves(tmp_path: Path, keys: dict[str, asyncssh.SSHKey]) -> None:
+    async with serving(make_config(tmp_path, session_start="spawn")) as server:
+        assert server.template is None
+        term = await Terminal.open(server.port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        (pid,) = server.children
+        assert not server.children[pid].forked
+        assert parent_of(pid) == os.getpid()
+        term.press("q")
+        assert await term.closed() == 0
+
+
+async def test_a_template_crash_does_not_take_the_server_down(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    async with serving(make_config(tmp_path)) as server:
+        template = server.template
+        assert template is not None
+        first = template.pid
+        assert first is not None
+        during = await Terminal.open(server.port, keys["alice"])
+        await during.wait_for(*HOME_WORDS)
+        os.kill(first, signal.SIGKILL)
+        # the session forked from it dies with it (no tutor without its parent) and ends
+        # like any other killed tutor; the server goes on
+        assert await during.closed() == 128 + signal.SIGKILL
+        await wait_until(lambda: template.usable and template.pid != first, "a new template")
+        after = await Terminal.open(server.port, keys["bob"])
+        await after.wait_for(*HOME_WORDS)
+        (pid,) = server.children
+        assert server.children[pid].forked and parent_of(pid) == template.pid
+        after.press("q")
+        assert await after.closed() == 0
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [
+        "session template exited with status -9, ending 1 sessions; restarting it "
+        "(sessions start the plain way until it is ready)"
+    ]
+
+
+async def test_a_template_that_keeps_failing_leaves_sessions_to_spawn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    template = SessionTemplate(LOG, entry="no.such:thing")  # every start fails
+    assert not await template.start()
+    await wait_until(lambda: template.gave_up, "the template to be given up", timeout=120)
+    assert not template.usable
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 3 and errors[-1].endswith(
+        "it failed 3 times, so sessions start the plain way from now on"
+    )
+    await template.stop()
+
+
+@pytest.mark.parametrize("how", ["fork", "spawn"])
+async def test_the_session_start_option_of_tutor_serve(
+    how: str, tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    proc, port, _ = await start_cli(tmp_path, "--session-start", how)
+    try:
+        term = await Terminal.open(port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        (pid,) = session_pids_of(proc.pid)
+        children = child_pids_of(proc.pid)
+        # forked: the server's one child is the template, the session's parent
+        assert (children == [pid]) is (how == "spawn")
+        assert (parent_of(pid) == proc.pid) is (how == "spawn")
+        term.press("q")
+        assert await term.closed() == 0
+    finally:
+        proc.terminate()
+        await asyncio.to_thread(proc.wait, 30)
