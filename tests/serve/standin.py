@@ -14,6 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 MARK = "STANDIN"
+# signals 32 and 33: the C library's own (thread cancellation, set*id across threads),
+# which it sets up as its threads need them; no program sees or sets them
+GLIBC_RESERVED = 0b11 << 31
 
 
 def process_facts(args: Sequence[str]) -> dict[str, object]:
@@ -29,7 +32,9 @@ def process_facts(args: Sequence[str]) -> dict[str, object]:
     return {
         "args": list(args),
         "env": dict(os.environ),
-        "blocked_ignored_caught": [status[k].strip() for k in ("SigBlk", "SigIgn", "SigCgt")],
+        "blocked_ignored_caught": [
+            f"{int(status[k], 16) & ~GLIBC_RESERVED:016x}" for k in ("SigBlk", "SigIgn", "SigCgt")
+        ],
         "handlers": handlers,
         "limits": Path("/proc/self/limits").read_text(),
         "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),

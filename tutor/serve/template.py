@@ -32,6 +32,7 @@ with its parent, and the server's resource limits (the template inherits them). 
 
 from __future__ import annotations
 
+import argparse
 import array
 import asyncio
 import contextlib
@@ -96,6 +97,36 @@ def preload(args: Sequence[str]) -> None:
         from tutor.core.model import open_model
 
         open_model(parsed.model)
+    warm_up(parsed)
+
+
+def warm_up(parsed: argparse.Namespace) -> None:
+    """Run the app once, headless, as a guest in a scratch folder, until its first screen
+    is drawn. What that fills once (Textual's parsed selectors and styles, Rich's cell
+    widths, the home screen's code paths) is then shared by every session, which would
+    otherwise each fill its own. The app's threads end with it: the template forks
+    single-threaded."""
+    import tempfile
+    import threading
+
+    from tutor.commands.app import build
+
+    async def first_screen() -> None:
+        app = build(parsed)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+
+    with tempfile.TemporaryDirectory(prefix="tutor-template-") as scratch:
+        os.environ.update(TUTOR_DATA_DIR=scratch, TUTOR_GUEST="1")
+        try:
+            asyncio.run(first_screen())
+        except Exception as exc:
+            print(f"tutor serve: session template: warming up failed: {exc}", file=sys.stderr)
+        finally:
+            del os.environ["TUTOR_DATA_DIR"], os.environ["TUTOR_GUEST"]
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(timeout=5.0)
 
 
 def _single_threaded() -> bool:
@@ -260,7 +291,6 @@ def main(argv: Sequence[str]) -> int:
         session_entry = load(argv[1])
     gc.disable()
     preload(argv[split + 1 :])
-    gc.collect()
     gc.freeze()  # the sessions' shared pages: no collection in them scans these again
     _send(control, {"ready": True})
     return _Template(control, fresh).run()
