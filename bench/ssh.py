@@ -46,6 +46,7 @@ import random
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -247,8 +248,8 @@ def pss(pid: int) -> int:
 
 def memory(root: int) -> dict[str, float]:
     """RSS and PSS of the server's whole tree, and the PSS of its sessions alone."""
-    rss = total = sessions = 0
-    count = 0
+    rss = total = 0
+    sessions: list[int] = []
     pids = process_tree(root)
     for pid in pids:
         with contextlib.suppress(OSError):
@@ -256,15 +257,17 @@ def memory(root: int) -> dict[str, float]:
             own = pss(pid)
             total += own
             if is_session(pid):
-                sessions += own
-                count += 1
+                sessions.append(own)
+    count = len(sessions)
     return {
         "processes": len(pids),
         "sessions": count,
         "rss_mb": mb(rss),
         "pss_mb": mb(total),
-        "pss_mb_sessions": mb(sessions),
-        "pss_mb_per_session": round(sessions / MB / count, 1) if count else 0.0,
+        "pss_mb_sessions": mb(sum(sessions)),
+        "pss_mb_per_session": round(sum(sessions) / MB / count, 1) if count else 0.0,
+        # with --idle, most learners sit on the lesson list: the median is one of them
+        "pss_mb_session_median": mb(statistics.median(sessions)) if count else 0.0,
     }
 
 
