@@ -27,6 +27,7 @@ from tests.serve.conftest import (
     wait_until,
 )
 from tests.serve.standin import MARK
+from tutor.crash import EXIT_CRASH
 from tutor.serve.child import ChildTerminal, child_argv, child_environment
 from tutor.serve.identity import Identity
 from tutor.serve.template import SessionTemplate
@@ -100,6 +101,25 @@ async def test_a_session_comes_from_the_template(
         assert parent_of(pid) == server.template.pid
         term.press("q")
         assert await term.closed() == 0
+
+
+async def test_a_forked_session_that_crashes_leaves_the_others_running(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    async with serving(make_config(tmp_path)) as server:
+        assert server.template is not None
+        steady = await Terminal.open(server.port, keys["alice"])
+        await steady.wait_for(*HOME_WORDS)
+        home = await steady.settled()
+        crashing = await Terminal.open(server.port, keys["bob"], size=(1, 1))  # Textual fails
+        assert await crashing.closed() == EXIT_CRASH
+        assert server.template.usable and len(server.children) == 1
+        steady.press("\x10")  # ctrl+p: the palette still opens in the other session
+        await steady.wait_for_change(home)
+        steady.press("\x1b")
+        await wait_until(lambda: steady.text == home, "the home screen again")
+        steady.press("q")
+        assert await steady.closed() == 0
 
 
 async def test_spawn_start_still_serves(tmp_path: Path, keys: dict[str, asyncssh.SSHKey]) -> None:

@@ -146,6 +146,9 @@ class _Template:
         self.poller = select.poll()
         self.poller.register(control, select.POLLIN)
         self.sessions: dict[int, int] = {}  # pidfd -> pid
+        # its sessions compare their parent with this (a template that died before a
+        # session asked to die with it has left it an orphan)
+        self.pid = os.getpid()
 
     def run(self) -> int:
         while True:
@@ -181,7 +184,9 @@ class _Template:
             pid = os.fork()
             if pid == 0:
                 os.close(settled)
-                self._become_session(request["args"], request["env"], fds[0], fds[1], settled_end)
+                self._become_session(
+                    request["args"], request["env"], fds[0], fds[1], settled_end, self.pid
+                )
             os.close(settled_end)
             # once the session leads its own process group the server may signal it
             os.read(settled, 1)
@@ -203,13 +208,13 @@ class _Template:
         _send(self.control, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
     def _become_session(
-        self, args: list[str], env: dict[str, str], tty: int, crash: int, settled: int
-    ) -> None:
+        self, args: list[str], env: dict[str, str], tty: int, crash: int, settled: int,
+        template: int,
+    ) -> None:  # fmt: skip
         """In the fork: become the learner's tutor, as a spawned child would. Never returns.
         A byte on `settled` tells the template the terminal and signals are set up."""
         code = 127
         try:
-            template = os.getppid()
             os.setsid()
             fcntl.ioctl(tty, termios.TIOCSCTTY, 0)
             for fd in (0, 1, 2):
