@@ -74,6 +74,24 @@ def session_pids_of(server_pid: int) -> list[int]:
     return found
 
 
+# Processes that were already this runner's children when the current test began. Where the
+# test runner is the container's first process (PID 1), every orphan on the machine, such as
+# the throwaway PostgreSQL's server after `pg_ctl` exits, becomes its child; those are not
+# the server's, so only children born during the test count.
+_children_at_start: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _note_children_at_start() -> None:
+    _children_at_start.clear()
+    _children_at_start.update(child_pids_of(os.getpid()))
+
+
+def own_child_pids() -> list[int]:
+    """This process's children that were started during the current test."""
+    return [pid for pid in child_pids_of(os.getpid()) if pid not in _children_at_start]
+
+
 def make_config(data_dir: Path, **changes: object) -> ServeConfig:
     config = ServeConfig(data_dir=data_dir, port=0, open=True, app_args=APP_ARGS)
     return replace(config, **changes)  # type: ignore[arg-type]
@@ -132,10 +150,10 @@ async def assert_no_children(server: TutorServer) -> None:
     if server.template is not None and server.template.stopping:
         assert server.template.pid is None
     await wait_until(
-        lambda: [pid for pid in child_pids_of(os.getpid()) if not running_template(pid)] == [],
-        lambda: f"no child processes but templates: {child_pids_of(os.getpid())}",
+        lambda: [pid for pid in own_child_pids() if not running_template(pid)] == [],
+        lambda: f"no child processes but templates: {own_child_pids()}",
     )
-    templates = child_pids_of(os.getpid())
+    templates = [pid for pid in child_pids_of(os.getpid()) if running_template(pid)]
     await wait_until(
         lambda: all(child_pids_of(pid) == [] for pid in templates), "the templates' sessions"
     )

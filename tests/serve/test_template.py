@@ -20,6 +20,7 @@ import pytest
 from tests.serve.conftest import (
     Terminal,
     child_pids_of,
+    gone,
     make_config,
     serving,
     session_pids_of,
@@ -145,10 +146,14 @@ async def test_a_template_crash_does_not_take_the_server_down(
         assert first is not None
         during = await Terminal.open(server.port, keys["alice"])
         await during.wait_for(*HOME_WORDS)
+        (orphan,) = server.children
         os.kill(first, signal.SIGKILL)
         # the session forked from it dies with it (no tutor without its parent) and ends
         # like any other killed tutor; the server goes on
         assert await during.closed() == 128 + signal.SIGKILL
+        await wait_until(lambda: gone(orphan), "the template's session to die with it")
+        if orphan in child_pids_of(os.getpid()):  # adopted: this runner is PID 1
+            os.waitpid(orphan, 0)
         await wait_until(lambda: template.usable and template.pid != first, "a new template")
         after = await Terminal.open(server.port, keys["bob"])
         await after.wait_for(*HOME_WORDS)

@@ -9,9 +9,11 @@ restored on the next visit, so answers are still there after a restart.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -79,6 +81,19 @@ class QuizQuestion(Vertical):
         yield Static(id="feedback")
         if q.type == "text" and self.rubric is not None:
             yield RubricFeedback(self.rubric, self.lesson_id, id="rubric-feedback")
+
+    def least_lines(self, width: int) -> int:
+        """Fewest lines of the question as its styles draw it: a margin line, the frame,
+        the prompt at full width, the answer field (a line per choice, a framed line for a
+        number, four lines of text), and the submit button and feedback with their
+        margins."""
+        q = self.question
+        prompt = math.ceil(cell_len(f"{self.number}. {self._text(q.prompt)}") / max(width, 1))
+        if q.type in ("single", "multiple"):
+            answer = len(q.choices)
+        else:
+            answer = 3 if q.type == "numeric" else 4
+        return 1 + 2 + prompt + answer + 2 + 1
 
     def on_mount(self) -> None:
         last = tutor_context(self).store.last_attempt(self.lesson_id, self.question.id)
