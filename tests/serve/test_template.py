@@ -7,11 +7,13 @@ not take the server, or later learners, with it.
 
 from __future__ import annotations
 
+import array
 import asyncio
 import json
 import logging
 import os
 import signal
+import socket
 from pathlib import Path
 
 import asyncssh
@@ -88,6 +90,26 @@ async def test_a_forked_session_is_set_up_as_a_spawned_one(tmp_path: Path) -> No
     assert forked["session_leader"] and forked["terminal_is_controlling"]
     assert forked["stdio_on_tty"] == [True, True, True] and forked["stdout_line_buffered"]
     assert forked["crash_fd_is_pipe"]
+
+
+async def test_a_request_the_template_cannot_serve_is_refused_and_it_goes_on(
+    tmp_path: Path,
+) -> None:
+    template = SessionTemplate(LOG, entry="tests.serve.standin:report")
+    assert await template.start()
+    read_end, write_end = os.pipe()
+    try:
+        assert template._sock is not None
+        request = json.dumps({"start": 99, "args": [], "env": {}}).encode()
+        fds = array.array("i", [read_end])  # a pipe, and no crash pipe: not a session
+        template._sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        assert template._wait_reply(99) == {"started": 99, "error": "no pty"}
+        env = child_environment("xterm", {}, tmp_path, Identity("SHA256:x"))
+        assert (await standin_facts(template, env))["env"] == env
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        await template.stop()
 
 
 async def test_a_session_comes_from_the_template(

@@ -175,30 +175,43 @@ class _Template:
         request = json.loads(data)
         try:
             if len(fds) != 2:
-                _send(self.control, {"started": request["start"], "error": "no pty"})
-                return True
-            if not _single_threaded():
-                _send(self.control, {"started": request["start"], "error": "threads"})
-                return True
-            settled, settled_end = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(settled)
-                self._become_session(
-                    request["args"], request["env"], fds[0], fds[1], settled_end, self.pid
-                )
-            os.close(settled_end)
-            # once the session leads its own process group the server may signal it
-            os.read(settled, 1)
-            os.close(settled)
-            pidfd = os.pidfd_open(pid)
-            self.sessions[pidfd] = pid
-            self.poller.register(pidfd, select.POLLIN)
-            _send(self.control, {"started": request["start"], "pid": pid})
+                reply = {"error": "no pty"}
+            elif not _single_threaded():
+                reply = {"error": "threads"}
+            else:
+                reply = self._fork(request["args"], request["env"], fds[0], fds[1])
+        except OSError as exc:  # out of processes or files: this session, not the others
+            reply = {"error": str(exc)}
         finally:
             for fd in fds:
                 os.close(fd)
+        _send(self.control, {"started": request["start"], **reply})
         return True
+
+    def _fork(self, args: list[str], env: dict[str, str], tty: int, crash: int) -> dict[str, Any]:
+        settled, settled_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(settled)
+            os.close(settled_end)
+            raise
+        if pid == 0:
+            os.close(settled)
+            self._become_session(args, env, tty, crash, settled_end, self.pid)
+        os.close(settled_end)
+        # once the session leads its own process group the server may signal it
+        os.read(settled, 1)
+        os.close(settled)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:  # it could never be reaped and reported: end it now
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        self.sessions[pidfd] = pid
+        self.poller.register(pidfd, select.POLLIN)
+        return {"pid": pid}
 
     def _reap(self, pidfd: int) -> None:
         pid = self.sessions.pop(pidfd)
