@@ -56,3 +56,9 @@ def report(args: Sequence[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(report(sys.argv[2:]))
+
+
+def echo_line(args: Sequence[str]) -> int:
+    """Read one line from the terminal and say it back."""
+    print(MARK + input() + MARK, flush=True)
+    return 5

@@ -55,8 +55,8 @@ async def standin_facts(template: SessionTemplate | None, env: dict[str, str]) -
     if template is None:
         argv[argv.index("tutor.serve.child")] = "tests.serve.standin"
     child = ChildTerminal(argv, env, (80, 24), output.extend, codes.append, template=template)
-    assert child.forked is (template is not None)
     await asyncio.wait_for(child.exited, 30)
+    assert child.forked is (template is not None)
     assert codes == [5]
     text = output.decode().replace("\r\n", "")
     return json.loads(text[text.index(MARK) + len(MARK) : text.rindex(MARK)])
@@ -103,12 +103,39 @@ async def test_a_request_the_template_cannot_serve_is_refused_and_it_goes_on(
         request = json.dumps({"start": 99, "args": [], "env": {}}).encode()
         fds = array.array("i", [read_end])  # a pipe, and no crash pipe: not a session
         template._sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-        assert template._wait_reply(99) == {"started": 99, "error": "no pty"}
+        answers: list[int | None] = []
+        never = asyncio.get_running_loop().call_later(3600, print)
+        template._asked[99] = (answers.append, print, never)  # as request() would
+        await wait_until(lambda: answers == [None], "the template's refusal")
+        assert template.usable
         env = child_environment("xterm", {}, tmp_path, Identity("SHA256:x"))
         assert (await standin_facts(template, env))["env"] == env
     finally:
         os.close(read_end)
         os.close(write_end)
+        await template.stop()
+
+
+async def test_before_the_template_answers_input_waits_and_a_hang_up_still_ends_it(
+    tmp_path: Path,
+) -> None:
+    """The server does not wait for the fork: the session's pty exists at once."""
+    template = SessionTemplate(LOG, entry="tests.serve.standin:echo_line")
+    assert await template.start()
+    env = child_environment("xterm", {}, tmp_path, Identity("SHA256:x"))
+    argv = child_argv([], "SHA256:x")
+    try:
+        output = bytearray()
+        typed = ChildTerminal(argv, env, (80, 24), output.extend, print, template=template)
+        assert typed.pid is None  # asked, not answered yet
+        typed.write(b"typed early\n")
+        assert await asyncio.wait_for(typed.exited, 30) == 5
+        assert typed.forked and f"{MARK}typed early{MARK}".encode() in output
+        hung_up = ChildTerminal(argv, env, (80, 24), bytearray().extend, print, template=template)
+        assert hung_up.pid is None
+        assert await hung_up.terminate() == -signal.SIGHUP
+        assert hung_up.forked
+    finally:
         await template.stop()
 
 

@@ -140,11 +140,13 @@ class ChildTerminal:
         on_exit: Callable[[int], None],
         on_drained: Callable[[], None] = lambda: None,
         template: SessionTemplate | None = None,
+        on_started: Callable[[ChildTerminal], None] = lambda child: None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._on_output = on_output
         self._on_exit = on_exit
         self._on_drained = on_drained
+        self._on_started = on_started
         self._pending = bytearray()
         self._reading = False
         self._source_paused = False  # write() said stop; on_drained says go on
@@ -155,43 +157,65 @@ class ChildTerminal:
         self.argv = tuple(argv)
         self.env = dict(env)
         self.forked = False  # from the session template, not spawned
+        # the child's pid: at once when spawned, when the template answers when forked
+        # (input, output and resizes meanwhile go through the pty as usual); None if it
+        # never started
+        self.pid: int | None = None
+        self.started: asyncio.Future[int | None] = self._loop.create_future()
         self._pidfd: int | None = None
         self.master, slave = os.openpty()
         self._crash_pipe, crash_end = os.pipe()
+        asked = False  # the template has the pty's end and the crash pipe's until it answers
         try:
             termios.tcsetwinsize(self.master, (size[1], size[0]))
-            self.pid = self._start(template, slave, crash_end)
+            if template is not None and template.usable:
+                asked = self._ask(template, slave, crash_end)
+            if not asked:
+                self._spawn(slave, crash_end)
         except BaseException:
             os.close(self.master)
             os.close(self._crash_pipe)
             raise
         finally:
-            os.close(slave)
-            os.close(crash_end)
+            if not asked:
+                os.close(slave)
+                os.close(crash_end)
         os.set_blocking(self.master, False)
         os.set_blocking(self._crash_pipe, False)
-        if not self.forked:
-            try:
-                self._pidfd = os.pidfd_open(self.pid)
-            except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
-                self._signal(signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-                os.close(self.master)
-                os.close(self._crash_pipe)
-                raise
-            self._loop.add_reader(self._pidfd, self._reap)
         self._loop.add_reader(self._crash_pipe, self._read_crash_report)
         self.resume_output()
 
-    def _start(self, template: SessionTemplate | None, slave: int, crash_end: int) -> int:
-        if template is not None and template.usable:
-            from tutor.serve.template import TemplateUnavailable
+    def _ask(self, template: SessionTemplate, slave: int, crash_end: int) -> bool:
+        from tutor.serve.template import TemplateUnavailable
 
-            with contextlib.suppress(TemplateUnavailable):
-                pid = template.fork(self.argv, self.env, slave, crash_end, self._ended)
-                self.forked = True
-                return pid
-        return os.posix_spawn(
+        def answered(pid: int | None) -> None:
+            try:
+                if pid is not None:
+                    self.forked = True
+                    self._started(pid)
+                else:
+                    self._spawn_late(slave, crash_end)
+            finally:
+                os.close(slave)
+                os.close(crash_end)
+
+        try:
+            template.request(self.argv, self.env, slave, crash_end, answered, self._ended)
+        except TemplateUnavailable:
+            return False
+        return True
+
+    def _spawn_late(self, slave: int, crash_end: int) -> None:
+        """The template could not fork it after all: spawn it, or end as a child that
+        could not start would."""
+        try:
+            self._spawn(slave, crash_end)
+        except OSError:
+            self.started.set_result(None)
+            self._ended(127)
+
+    def _spawn(self, slave: int, crash_end: int) -> None:
+        pid = os.posix_spawn(
             self.argv[0],
             list(self.argv),
             self.env,
@@ -205,6 +229,20 @@ class ChildTerminal:
             setsigdef=_RESETTABLE_SIGNALS,
             setsigmask=set(),
         )
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        self._loop.add_reader(self._pidfd, self._reap)
+        self._started(pid)
+
+    def _started(self, pid: int) -> None:
+        self.pid = pid
+        self.started.set_result(pid)
+        self._on_started(self)
 
     @property
     def running(self) -> bool:
@@ -293,7 +331,7 @@ class ChildTerminal:
             self._on_output(data)
 
     def _reap(self) -> None:
-        assert self._pidfd is not None
+        assert self._pidfd is not None and self.pid is not None
         code = reap(self._loop, self.pid, self._pidfd)
         if code is not None:
             self._pidfd = None
@@ -319,6 +357,8 @@ class ChildTerminal:
 
     async def terminate(self) -> int:
         """Hang up on the child as a closing terminal would, then kill it if it lingers."""
+        if self.running and not self.started.done():
+            await asyncio.shield(self.started)  # the template answers, or dies trying
         if self.running:
             self._signal(signal.SIGHUP)
             try:
@@ -329,8 +369,9 @@ class ChildTerminal:
 
     def _signal(self, signum: int) -> None:
         # the child leads its own session and process group; anything it started goes too
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signum)
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, signum)
 
 
 def reap(loop: asyncio.AbstractEventLoop, pid: int, pidfd: int) -> int | None:

@@ -61,6 +61,7 @@ START_TIMEOUT_SECONDS = 5.0  # one fork: milliseconds when all is well
 MAX_FAILURES = 3
 
 ExitCallback = Callable[[int], None]
+StartCallback = Callable[[int | None], None]
 
 
 class TemplateUnavailable(Exception):
@@ -151,13 +152,16 @@ class _Template:
         self.pid = os.getpid()
 
     def run(self) -> int:
-        while True:
-            for fd, _ in self.poller.poll():
-                if fd == self.control.fileno():
-                    if not self._request():
-                        return 0
-                else:
-                    self._reap(fd)
+        try:
+            while True:
+                for fd, _ in self.poller.poll():
+                    if fd == self.control.fileno():
+                        if not self._request():
+                            return 0
+                    else:
+                        self._reap(fd)
+        except (BrokenPipeError, ConnectionResetError):  # the server has gone
+            return 0
 
     def _request(self) -> bool:
         fds = array.array("i")
@@ -320,9 +324,9 @@ def main(argv: Sequence[str]) -> int:
 class SessionTemplate:
     """The template process as the server sees it: start it, fork sessions, restart it.
 
-    `fork` is synchronous (a session's start is): it sends the request and waits for the
-    pid, which takes a few milliseconds. Exits arrive on the event loop and go to the
-    callback each session gave.
+    `request` sends a session's request and returns: the server goes on serving others
+    while the template forks (a few milliseconds, more while sessions start in numbers);
+    answers and exits arrive on the event loop and go to the callbacks each session gave.
     """
 
     def __init__(
@@ -344,6 +348,7 @@ class SessionTemplate:
         self._ready_waiter: asyncio.Future[None] | None = None
         self._next_request = 0
         self._sessions: dict[int, ExitCallback] = {}
+        self._asked: dict[int, tuple[StartCallback, ExitCallback, asyncio.TimerHandle]] = {}
         self._restart: asyncio.Task[None] | None = None
         self.stopping = False
 
@@ -396,13 +401,23 @@ class SessionTemplate:
         self.log.info("session template ready pid=%d in %.1fs", self.pid, time.monotonic() - begin)
         return True
 
-    def fork(self, argv: Sequence[str], env: Mapping[str, str], tty: int, crash: int,
-             on_exit: ExitCallback) -> int:  # fmt: skip
-        """A new session from the template, on pty end `tty`; its pid. `argv` is the
-        plain child's command line (child.child_argv): the template runs what it runs."""
+    def request(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        tty: int,
+        crash: int,
+        on_started: StartCallback,
+        on_exit: ExitCallback,
+    ) -> None:
+        """Ask for a new session on pty end `tty`; `argv` is the plain child's command line
+        (child.child_argv): the template runs what it runs. The answer comes later, on the
+        event loop: on_started(pid), or on_started(None) if the template could not (the
+        caller then starts the session the plain way), then on_exit(code) when it ends.
+        TemplateUnavailable: no template to ask now."""
         if not self.usable:
             raise TemplateUnavailable("the session template is not running")
-        assert self._sock is not None
+        assert self._sock is not None and self._loop is not None
         self._next_request += 1
         number = self._next_request
         request = {"start": number, "args": list(argv[5:]), "env": dict(env)}
@@ -411,33 +426,17 @@ class SessionTemplate:
             self._sock.sendmsg(
                 [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)]
             )
-            reply = self._wait_reply(number)
-        except (OSError, TimeoutError) as exc:
-            self.log.error("session template does not answer (%s); restarting it", exc)
+        except OSError as exc:
+            self.log.error("session template cannot be reached (%s); restarting it", exc)
             self._kill()
             raise TemplateUnavailable(str(exc)) from exc
-        if "pid" not in reply:
-            self.log.error("session template refused a session: %s", reply.get("error"))
-            raise TemplateUnavailable(str(reply.get("error")))
-        pid = int(reply["pid"])
-        self._sessions[pid] = on_exit
-        return pid
+        late = self._loop.call_later(START_TIMEOUT_SECONDS, self._late, number)
+        self._asked[number] = (on_started, on_exit, late)
 
-    def _wait_reply(self, number: int) -> dict[str, Any]:
-        assert self._sock is not None
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
-        waiting = select.poll()
-        waiting.register(self._sock, select.POLLIN)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not waiting.poll(left * 1000):
-                raise TimeoutError("no answer in time")
-            message = self._read()
-            if message is None:
-                raise ConnectionError("the template closed its end")
-            if message.get("started") == number:
-                return message
-            self._dispatch(message)
+    def _late(self, number: int) -> None:
+        if number in self._asked:
+            self.log.error("session template does not answer; restarting it")
+            self._kill()  # its end answers every open request (_template_exited)
 
     def _read(self) -> dict[str, Any] | None:
         """One message; None at end of stream."""
@@ -465,6 +464,18 @@ class SessionTemplate:
             self.failures = 0
             if not self._ready_waiter.done():
                 self._ready_waiter.set_result(None)
+        elif "started" in message:
+            asked = self._asked.pop(int(message["started"]), None)
+            if asked is None:
+                return
+            on_started, on_exit, late = asked
+            late.cancel()
+            if "pid" in message:
+                self._sessions[int(message["pid"])] = on_exit
+                on_started(int(message["pid"]))
+            else:
+                self.log.error("session template refused a session: %s", message.get("error"))
+                on_started(None)
         elif "exited" in message:
             on_exit = self._sessions.pop(int(message["exited"]), None)
             if on_exit is not None:
@@ -486,6 +497,10 @@ class SessionTemplate:
         self.ready = False
         self.pid = None
         # its sessions died with it (PR_SET_PDEATHSIG): see that they did, and say so
+        unanswered, self._asked = self._asked, {}
+        for on_started, _, late in unanswered.values():
+            late.cancel()
+            on_started(None)
         orphans, self._sessions = self._sessions, {}
         for session_pid, on_exit in orphans.items():
             with contextlib.suppress(ProcessLookupError):
