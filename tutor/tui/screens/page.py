@@ -7,9 +7,9 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -29,6 +29,10 @@ from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+    from textual.widgets._markdown import MarkdownBlock as TextualBlock
 
 # The widget for each ```tutor <widget>``` block, imported when a page first holds one.
 WIDGET_CLASSES: dict[str, str] = {
@@ -63,6 +67,13 @@ class Prose(Markdown):
 
     def least_lines(self, width: int) -> int:
         return least_markdown_lines(self._given, width)
+
+    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[TextualBlock]:
+        """Textual's blocks, the last one marked before it mounts (see page.tcss)."""
+        blocks = list(super()._parse_markdown(tokens))
+        if blocks:
+            blocks[-1].add_class("-last-block", update=False)
+        return blocks
 
 
 def readings(widget: Widget) -> Iterator[str]:
