@@ -3,7 +3,9 @@ heatmap, neighbours, losses and contrast shown are the recorded run's own number
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -202,3 +204,14 @@ def test_a_server_runs_at_most_its_limit_at_once(tmp_path: Path) -> None:
     third = live.Slot(env)  # a finished run frees its slot
     second.release()
     third.release()
+
+
+def test_a_run_whose_app_is_gone_ends_at_once(tmp_path: Path) -> None:
+    """The run compares its parent with the pid the app gave, not with 1: an app may be the
+    first process of its container (pid 1), and a run must still start under it."""
+    command = [sys.executable, "-m", "tutor.commands.train_live", "--d", "8", "--steps", "20"]
+    command += ["--out", str(tmp_path / "run"), "--model", str(tmp_path)]
+    gone = subprocess.run([*command, "--parent", str(os.getpid() + 1)], capture_output=True)
+    assert (gone.returncode, gone.stdout, gone.stderr) == (1, b"", b"")  # ended at once
+    ours = subprocess.run([*command, "--parent", str(os.getpid())], capture_output=True)
+    assert ours.stdout or ours.stderr  # went on, as far as the model that is not there

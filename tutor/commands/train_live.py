@@ -25,8 +25,11 @@ def _emit(message: Started | Reached | Finished | Failed) -> None:
     sys.stdout.flush()
 
 
-def _die_with_parent() -> None:
-    """Default signal handling, and SIGKILL when the app goes (Linux), so no run outlives it."""
+def _die_with_parent(parent: int) -> None:
+    """Default signal handling, and SIGKILL when the app goes (Linux), so no run outlives it.
+
+    `parent` is the app's pid as the app gave it: an app that is itself the first process of
+    its container has pid 1, so "my parent is 1" cannot mean "my parent is gone"."""
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -35,7 +38,7 @@ def _die_with_parent() -> None:
         pr_set_pdeathsig = 1
         with contextlib.suppress(OSError):
             ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    if os.getppid() == 1:  # the app went before the line above could take effect
+    if os.getppid() != parent:  # the app went before the line above could take effect
         sys.exit(1)
 
 
@@ -46,8 +49,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--steps", type=int, choices=STEPS, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
-    _die_with_parent()
+    _die_with_parent(args.parent)
     with contextlib.suppress(OSError):
         os.nice(5)  # the learner's keys come first
     try:

@@ -191,6 +191,8 @@ class LiveRun:
                     str(out),
                     "--model",
                     str(model_dir),
+                    "--parent",
+                    str(os.getpid()),
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
