@@ -35,8 +35,14 @@ class StoreError(RuntimeError):
 
 
 class StoreLimitError(StoreError):
-    """A write that would pass one of the per-learner limits above; its message is the
-    sentence the learner reads."""
+    """A write that would pass one of the per-learner limits above. The message (English)
+    is for the command line and logs; `code` and `values` let an interface say the same in
+    its language."""
+
+    def __init__(self, message: str, code: str = "", **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 @dataclass(frozen=True, slots=True)

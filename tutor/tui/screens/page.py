@@ -14,7 +14,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
@@ -23,6 +22,7 @@ from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import TurnPage
+from tutor.tui.screens.saving import SavesProgress
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
@@ -72,8 +72,9 @@ def readings(widget: Widget) -> Iterator[str]:
             yield from readings(child)
 
 
-class PageScreen(Screen[None]):
-    """Base of the per-kind screens; never shown itself."""
+class PageScreen(SavesProgress):
+    """Base of the per-kind screens; never shown itself. It saves what its widgets post
+    (SavesProgress) and the visit itself."""
 
     KIND: ClassVar[str] = ""
     ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
@@ -184,7 +185,7 @@ class PageScreen(Screen[None]):
         if self._styled_for == self.app.theme:
             event.refresh_styles = False
         self._styled_for = self.app.theme
-        tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
+        self.save("visit", lambda store: store.visit_page(self.lesson.id, self.page.number))
 
     def action_next_page(self) -> None:
         self.post_message(TurnPage(self.lesson.id, self.page.number, 1))
