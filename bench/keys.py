@@ -13,6 +13,11 @@ are not timed, since each of them sleeps at least 20 ms to detect idleness; they
 up and settle between presses (untimed). After each press every new frame is replayed on
 a pyte screen, and the press only counts as verified if the screen then shows the answer
 in words (the heatmap's title, the list's heading, the strip's character count).
+
+A page turn counts until the first frame of the new page. What lies below the first
+screen is built right after that frame (tutor/tui/first_screen.py); tests/tui/
+test_first_screen.py checks, page by page at 80x24 and 120x40, that none of it would have
+been on the first screen.
 """
 
 from __future__ import annotations

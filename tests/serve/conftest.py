@@ -46,6 +46,24 @@ def child_pids_of(pid: int) -> list[int]:
     return found
 
 
+# Processes that were already this runner's children when the current test began. Where the
+# test runner is the container's first process (PID 1), every orphan on the machine, such as
+# the throwaway PostgreSQL's server after `pg_ctl` exits, becomes its child; those are not
+# the server's, so only children born during the test count.
+_children_at_start: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _note_children_at_start() -> None:
+    _children_at_start.clear()
+    _children_at_start.update(child_pids_of(os.getpid()))
+
+
+def own_child_pids() -> list[int]:
+    """This process's children that were started during the current test."""
+    return [pid for pid in child_pids_of(os.getpid()) if pid not in _children_at_start]
+
+
 def make_config(data_dir: Path, **changes: object) -> ServeConfig:
     config = ServeConfig(data_dir=data_dir, port=0, open=True, app_args=APP_ARGS)
     return replace(config, **changes)  # type: ignore[arg-type]
@@ -90,7 +108,7 @@ async def start_cli(
 async def assert_no_children(server: TutorServer) -> None:
     """Every session's child was reaped: the server's books and /proc agree."""
     await wait_until(lambda: not server.children and not server.closing, "sessions to end")
-    await wait_until(lambda: child_pids_of(os.getpid()) == [], "no child processes")
+    await wait_until(lambda: own_child_pids() == [], "no child processes")
 
 
 class _GuestClient(asyncssh.SSHClient):

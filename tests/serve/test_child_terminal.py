@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.serve.conftest import child_pids_of, wait_until
+from tests.serve.conftest import own_child_pids, wait_until
 from tutor.serve.child import MAX_PENDING, ChildTerminal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -79,14 +79,14 @@ async def test_a_child_that_ignores_hangup_is_killed_and_reaped() -> None:
     child = seen.spawn(IGNORES_HANGUP)
     await seen.wait_output("ready")
     assert await child.terminate() == -signal.SIGKILL
-    assert child.pid not in child_pids_of(os.getpid())
+    assert child.pid not in own_child_pids()
 
 
 async def test_a_child_that_cannot_start_raises_and_leaves_nothing() -> None:
     seen = Collected()
     with pytest.raises(OSError):
         ChildTerminal(["/nonexistent/python"], {}, (80, 24), seen.output.extend, print)
-    assert child_pids_of(os.getpid()) == []
+    assert own_child_pids() == []
 
 
 REPORTS_HANGUP_DISPOSITION = """

@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, child_pids_of, start_cli, wait_until
+from tests.serve.conftest import Terminal, child_pids_of, own_child_pids, start_cli, wait_until
 from tutor.cli import main
 from tutor.serve.hostkey import HostKeyError, host_key_path, load_or_create_host_key
 
@@ -90,4 +90,4 @@ async def test_cli_prints_the_same_fingerprint_after_a_restart_and_reaps_on_stop
     assert await asyncio.to_thread(again.wait, 30) == 0
     assert reprinted == printed
     assert stat.S_IMODE(os.stat(host_key_path(tmp_path)).st_mode) == 0o600
-    await wait_until(lambda: child_pids_of(os.getpid()) == [], "no child processes")
+    await wait_until(lambda: own_child_pids() == [], "no child processes")

@@ -132,3 +132,22 @@ def test_widgets_never_touch_the_progress_store() -> None:
             ):
                 found.append(f"{path.name}:{node.lineno}: imports {node.module}")
     assert found == []
+
+
+async def test_a_page_opens_empty_when_the_saved_progress_cannot_be_read(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    number = quiz_page()[0]
+    app = make_app(start_lesson=LESSON, start_page=number - 1)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        app.ctx.store.close()
+        await pilot.press("n")
+        await settle(pilot)
+        assert_running(app)
+        assert app.screen.name == f"{LESSON}:{number}"
+        unread = [n for n in notifications(app) if "读不到你以前保存的进度" in n]
+        assert unread == ["读不到你以前保存的进度：与进度存储的连接已经关闭。这一页从空白开始。"]
+        assert [n for n in notifications(app) if "没能记下你读到了哪一页" in n] != []
+        single = question_of(app, "single")
+        assert single.correct is None and single.attempts == 0

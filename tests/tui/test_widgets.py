@@ -160,11 +160,10 @@ async def test_lookup_product_equals_the_row_and_scale_toggles(
         await focus(pilot, demo.query_one("#token", ChoiceBar))
         await pilot.press("right", "right")
         await settle(pilot)
-        row, one_hot, product = demo._product()
-        assert row == table.sentence[2]
-        assert one_hot.tolist() == [1.0 if i == row else 0.0 for i in range(len(one_hot))]
-        assert np.array_equal(product, table.weights[row])
-        assert f"等于 E 的第 {row} 行" in demo.plain_text()
+        row = table.sentence[2]
+        assert demo.position == 2
+        assert np.array_equal(demo.products()[2], table.weights[row])
+        assert f"「{table.pieces[row]}」的 1 在第 {row} 列" in demo.plain_text()
 
         await pilot.press("s")
         await settle(pilot)

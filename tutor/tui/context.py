@@ -60,6 +60,8 @@ class TutorContext:
     remote: bool = False  # served over SSH: the progress file's path means nothing there
     open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
     models: ModelAccess = field(init=False)
+    # kinds of save (tutor.tui.screens.saving) whose last try failed: told once, not per try
+    failing_saves: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.models = ModelAccess(self.model_dir)

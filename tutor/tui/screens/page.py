@@ -8,6 +8,7 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import ClassVar
 
 from textual import events
@@ -21,7 +22,9 @@ from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
 from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
+from tutor.tui.first_screen import first_screen_first, least_markdown_lines
 from tutor.tui.messages import TurnPage
+from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.screens.saving import SavesProgress
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
@@ -50,11 +53,16 @@ def widget_class(name: str) -> Callable[..., Widget]:
 class Prose(Markdown):
     """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
 
-    def __init__(self, source: str) -> None:
-        super().__init__(source, open_links=False)
+    def __init__(self, source: str, *, backed: bool = False) -> None:
+        """`backed`: the fact chips of its last paragraph follow right under it."""
+        super().__init__(source, open_links=False, classes="-backed" if backed else "")
+        self._given = source  # `source` is empty until the markdown is parsed on mount
 
     def plain_text(self) -> str:
-        return self.source
+        return markdown_to_plain(self.source)
+
+    def least_lines(self, width: int) -> int:
+        return least_markdown_lines(self._given, width)
 
 
 def readings(widget: Widget) -> Iterator[str]:
@@ -93,6 +101,7 @@ class PageScreen(SavesProgress):
         self.lesson = lesson
         self.page = page
         self._styled_for: str | None = None  # the theme its styles were last computed for
+        self.built_after_first_frame: list[Widget] = []  # below the first screen
 
     @property
     def help_key(self) -> str:
@@ -121,9 +130,12 @@ class PageScreen(SavesProgress):
                 note = Static(self._model_note(), classes="model-note")
                 note.styles.margin = (0, 0, 1, 0)
                 yield note
-            yield from self.compose_before_body()
-            yield from self.compose_body()
-            yield from self.compose_after_body()
+            yield from first_screen_first(
+                chain(self.compose_before_body(), self.compose_body(), self.compose_after_body()),
+                self.app.size.width,
+                self.app.size.height - 2,  # the body is below the header, above the keys
+                self.built_after_first_frame,
+            )
         yield KeyBar()
 
     def _model_note(self) -> Content:
@@ -166,10 +178,11 @@ class PageScreen(SavesProgress):
         ctx = tutor_context(self)
         for number, block in enumerate(self.page.body_blocks):
             if isinstance(block, MarkdownBlock):
-                yield Prose(ctx.fill_facts(block.text))
-                keys = fact_keys(block.text)
-                if keys:
-                    yield FactStrip(keys)
+                for passage in markdown_passages(block.text):
+                    keys = fact_keys(passage)
+                    yield Prose(ctx.fill_facts(passage), backed=bool(keys))
+                    if keys:
+                        yield FactStrip(keys)
             elif isinstance(block, WidgetBlock):
                 make = widget_class(block.widget)
                 yield make(block.config, id=f"w{number}-{block.widget}")

@@ -98,17 +98,20 @@ class SavesProgress(Screen[None]):
         # per summary editor: its latest change and the sections not saved yet
         self._drafts: dict[Widget, tuple[SummaryDraftChanged, dict[str, str]]] = {}
         self._draft_timer: Timer | None = None
-        self._failing: set[str] = set()  # kinds of save whose last try failed
 
     def read_saved(self, read: Callable[[ProgressStore], T], default: T) -> T:
         """What the learner saved before, for a widget to show; `default` (and a
         notification) when the store cannot be read."""
         ctx = tutor_context(self)
         try:
-            return read(ctx.store)
+            found = read(ctx.store)
         except store_errors(ctx.store) as exc:
-            self.notify(ctx.t("store.unread", why=why_not_saved(ctx, exc)), severity="error")
+            if "read" not in ctx.failing_saves:  # once, not once per question
+                self.notify(ctx.t("store.unread", why=why_not_saved(ctx, exc)), severity="error")
+            ctx.failing_saves.add("read")
             return default
+        ctx.failing_saves.discard("read")
+        return found
 
     def saved_summary(self, lesson_id: str) -> SavedSummary:
         """The summary form's saved state, for the editor to start from."""
@@ -138,17 +141,18 @@ class SavesProgress(Screen[None]):
     def save(self, what: str, write: Callable[[ProgressStore], object]) -> bool:
         """Run `write` on the store; False (and a notification naming `what` the learner
         made: store.unsaved.<what>) when it could not. While saves of one kind keep failing,
-        the notification is not repeated: the widget's own line says each is not saved."""
+        on this page or the next, the notification is not repeated: the widget's own line
+        says each is not saved."""
         ctx = tutor_context(self)
         try:
             write(ctx.store)
         except store_errors(ctx.store) as exc:
-            if what not in self._failing:  # told once, not at every keystroke
+            if what not in ctx.failing_saves:  # told once, not at every keystroke or page
                 said = ctx.t(f"store.unsaved.{what}", why=why_not_saved(ctx, exc))
                 self.notify(said, severity="error", timeout=10)
-            self._failing.add(what)
+            ctx.failing_saves.add(what)
             return False
-        self._failing.discard(what)
+        ctx.failing_saves.discard(what)
         return True
 
     @staticmethod

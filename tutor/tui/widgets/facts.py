@@ -73,9 +73,17 @@ class FactStrip(Widget, can_focus=True):
     def watch_selected(self) -> None:
         if self.is_mounted:
             self.redraw()
+            self.call_after_refresh(self._into_view)
 
     def on_focus(self) -> None:
         self.call_after_refresh(self.redraw)
+        self.call_after_refresh(self._into_view)
+
+    def _into_view(self) -> None:
+        """The chips and the whole of the detail under them on screen, not only the line
+        that took focus (the detail appears below it only once it has focus)."""
+        if self.has_focus and self.is_attached:
+            self.scroll_visible(animate=False, immediate=True)
 
     def on_blur(self) -> None:
         self.call_after_refresh(self.redraw)

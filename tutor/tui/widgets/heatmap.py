@@ -121,6 +121,11 @@ class Heatmap(Asking, can_focus=True):
         self._top = 0  # the first grid row drawn
         self.set_reactive(Heatmap.stage, config.stage)
 
+    def least_lines(self, width: int) -> int:
+        """Fewest lines the drawn grid takes (see `render`): title, readout, column numbers,
+        legend and hint, and every row or as many as the terminal leaves room for."""
+        return min(len(self.pieces) + 5, self.app.size.height - CHROME_ROWS)
+
     def on_mount(self) -> None:
         self.call_after_refresh(self._ask, self.stage)
 

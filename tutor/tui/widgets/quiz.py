@@ -13,10 +13,12 @@ that worked, so a failed save is told here too, beside the answer it concerns.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -99,6 +101,19 @@ class QuizQuestion(Vertical):
         if q.type == "text" and self.rubric is not None:
             ticked = self.saved_answer.ticked
             yield RubricFeedback(self.rubric, self.lesson_id, ticked, id="rubric-feedback")
+
+    def least_lines(self, width: int) -> int:
+        """Fewest lines of the question as its styles draw it: a margin line, the frame,
+        the prompt at full width, the answer field (a line per choice, a framed line for a
+        number, four lines of text), and the submit button and feedback with their
+        margins."""
+        q = self.question
+        prompt = math.ceil(cell_len(f"{self.number}. {self._text(q.prompt)}") / max(width, 1))
+        if q.type in ("single", "multiple"):
+            answer = len(q.choices)
+        else:
+            answer = 3 if q.type == "numeric" else 4
+        return 1 + 2 + prompt + answer + 2 + 1
 
     def on_mount(self) -> None:
         last = self.saved_answer.last

@@ -18,13 +18,23 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say
+from tutor.tui.refusals import quote, say
 from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.token_strip import visible_piece
 
 if TYPE_CHECKING:
     from tutor.content.widgets import RowsWidget
     from tutor.core.tokenize import Token
+
+
+ROW_LINES = 3  # lines of tokens per sentence; the last ends with how many are not shown
+SHOWN_TOKENS = 400  # tokens laid out per sentence at most: more never fit ROW_LINES lines
+
+
+def token_label(token: Token) -> str:
+    """A token and the row it fetches, as one unbreakable item: 苹果→534."""
+    return f"{visible_piece(token.piece)}→{token.id}"
 
 
 def same_rows_pairs(sentences: list[str], rows: list[list[Token]]) -> list[tuple[str, str]]:
@@ -60,7 +70,9 @@ def encode(ctx: TutorContext, sentences: list[str]) -> Encoded:
 class RowsDemo(Asking, Vertical):
     DEFAULT_CSS = """
     RowsDemo { height: auto; }
-    RowsDemo > Static { height: auto; }
+    RowsDemo > Static, RowsDemo #table > Static { height: auto; }
+    RowsDemo #table { height: auto; }
+    RowsDemo .tokens { padding-left: 2; }
     """
 
     def __init__(self, config: RowsWidget, *, id: str | None = None) -> None:
@@ -70,11 +82,14 @@ class RowsDemo(Asking, Vertical):
         self.sentences: list[str] = []  # the sentences whose rows are on screen
         self.rows: list[list[Token]] = []
         self.error = ""
+        self.flows: list[Flow] = []  # each sentence's tokens as laid out on screen
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         yield Static(Content.styled(ctx.t("rows.title"), "bold"))
-        yield Static(ctx.t("working"), id="table")
+        yield Static(ctx.t("working"), id="status")
+        yield Vertical(id="table")
+        yield Static(id="findings")
         yield Input(placeholder=ctx.t("rows.try"), id="own")
 
     def on_mount(self) -> None:
@@ -94,7 +109,41 @@ class RowsDemo(Asking, Vertical):
 
     def _encoded(self, encoded: Encoded) -> None:
         self.sentences, self.rows, self.error = encoded.sentences, encoded.rows, encoded.error
-        self.query_one("#table", Static).update(self._view())
+        ctx = tutor_context(self)
+        status = self.query_one("#status", Static)
+        status.update(Content.styled(self.error, "bold $text-error") if self.error else "")
+        status.display = bool(self.error)
+        self.flows = [self._flow(tokens) for tokens in self.rows]
+        table = self.query_one("#table", Vertical)
+        table.remove_children()
+        table.mount_all(
+            widget
+            for sentence, flow in zip(self.sentences, self.flows, strict=True)
+            for widget in (
+                Static(Content.styled(quote(ctx, sentence), "bold"), classes="sentence"),
+                Static(flow, classes="tokens"),
+            )
+        )
+        self.query_one("#findings", Static).update(self._findings_view())
+
+    def _flow(self, tokens: list[Token]) -> Flow:
+        """A sentence's tokens, each with its row, wrapped between tokens and never inside
+        one; what does not fit ROW_LINES lines is counted at the end."""
+        ctx = tutor_context(self)
+        items = [
+            Content.assemble(
+                (visible_piece(token.piece), "reverse bold" if marked else "underline"),
+                ("→", "dim"),
+                (str(token.id), "bold" if marked else ""),
+            )
+            for token in tokens[:SHOWN_TOKENS]
+            for marked in [token.piece == self.config.token]
+        ]
+
+        def more(hidden: int) -> Content:
+            return Content.styled(ctx.t("tokens.more", more=f"{hidden:,}"), "italic")
+
+        return Flow(items, max_rows=ROW_LINES, more=more, left_out=len(tokens) - len(items))
 
     def findings(self) -> list[tuple[str, bool]]:
         """The two invariants, stated only as far as the sentences on screen show them;
@@ -115,37 +164,23 @@ class RowsDemo(Asking, Vertical):
                 same = ctx.t("rows.same_row_in", token=token, count=with_token, row=min(rows))
                 lines.append((same, True))
             lines += [
-                (ctx.t("rows.absent", sentence=sentence, token=token), False)
+                (ctx.t("rows.absent", sentence=quote(ctx, sentence), token=token), False)
                 for sentence, ids in having
                 if not ids
             ]
         for a, b in same_rows_pairs(self.sentences, self.rows):
-            lines.append((ctx.t("rows.same_set", a=a, b=b), True))
+            lines.append((ctx.t("rows.same_set", a=quote(ctx, a), b=quote(ctx, b)), True))
         return lines
 
-    def _view(self) -> Content:
-        if self.error:
-            return Content.styled(self.error, "bold $text-error")
+    def _findings_view(self) -> Content:
         parts: list[str | tuple[str, str]] = []
-        for sentence, tokens in zip(self.sentences, self.rows, strict=True):
-            parts.append((f"{sentence}\n", "bold"))
-            parts.append("  ")
-            for token in tokens:
-                marked = token.piece == self.config.token
-                parts += [
-                    (visible_piece(token.piece), "reverse bold" if marked else "underline"),
-                    ("→", "dim"),
-                    (str(token.id), "bold" if marked else ""),
-                    "  ",
-                ]
-            parts.append("\n")
         for line, confirms in self.findings():
             parts.append((f"✓ {line}\n", "bold $text-success") if confirms else f"· {line}\n")
-        return Content.assemble(*parts)
+        return Content.assemble(*parts).rstrip()
 
     def plain_text(self) -> str:
         lines = [
-            f"{sentence}: " + " ".join(f"{visible_piece(t.piece)}→{t.id}" for t in tokens)
+            f"{sentence}: " + " ".join(token_label(t) for t in tokens)
             for sentence, tokens in zip(self.sentences, self.rows, strict=True)
         ]
         return "\n".join([*lines, *(line for line, _confirms in self.findings())])

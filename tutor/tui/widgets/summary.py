@@ -113,9 +113,10 @@ class SummaryEditor(Vertical):
     def saved(self, message: Saving, ok: bool) -> None:
         """The screen's answer to a draft or a submission: the status line says what is so."""
         ctx = tutor_context(self)
+        submitted = isinstance(message, SummarySubmitted)
         if not ok:
-            self._status(ctx.t("summary.not_saved"))
-        elif isinstance(message, SummarySubmitted):
+            self._status(ctx.t("summary.submit_not_saved" if submitted else "summary.not_saved"))
+        elif submitted:
             self._status(ctx.t("summary.submitted"))
         else:
             self._status(ctx.t("summary.guest" if self.saved_summary.guest else "summary.saved"))
