@@ -200,10 +200,11 @@ class SavesProgress(Screen[None]):
 
     def on_summary_submitted(self, message: SummarySubmitted) -> None:
         message.stop()
-        self._drafts.pop(message.widget, None)  # the submission holds every section
         ok = self.save(
             "summary", lambda store: store.submit_summary(message.lesson_id, message.sections)
         )
+        if ok:  # the submission holds every section; else the drafts are tried again
+            self._drafts.pop(message.widget, None)
         self._tell(message, ok)
 
     def on_screen_suspend(self) -> None:
