@@ -22,6 +22,7 @@ from tests.tui.test_quiz_summary import (
 )
 from tutor.progress.sqlite import SqliteStore
 from tutor.tui.app import TutorApp
+from tutor.tui.messages import SummaryDraftChanged
 
 WRITES = {"record_attempt", "save_summary", "submit_summary", "save_self_check", "visit_page"}
 
@@ -153,3 +154,20 @@ async def test_a_page_opens_empty_when_the_saved_progress_cannot_be_read(
         assert [n for n in notifications(app) if "没能记下你读到了哪一页" in n] != []
         single = question_of(app, "single")
         assert single.correct is None and single.attempts == 0
+
+
+async def test_a_save_that_a_newer_change_overtook_does_not_say_saved(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The page may save the first keystrokes while the last is still on its way to it."""
+    app = make_app(start_lesson=LESSON, start_page=summary_page())
+    async with app.run_test(size=(100, 40)) as pilot:
+        editor = await summary_editor(pilot, app)
+        section = editor.summary.sections[0].id
+        older = SummaryDraftChanged(editor, LESSON, section, "ID")
+        editor.query_one(f"#section-{section}", TextArea).text = "ID只是行号"
+        await until(pilot, lambda: "正在保存" in str(editor.query_one("#status").render()))
+        editor.saved(older, True)
+        assert "正在保存" in str(editor.query_one("#status").render())
+        await until(pilot, lambda: "已自动保存" in str(editor.query_one("#status").render()))
+        assert app.ctx.store.summary(LESSON) == {section: "ID只是行号"}

@@ -65,6 +65,7 @@ class SummaryEditor(Vertical):
         self.saved_summary = saved or SavedSummary()
         self._texts = {s.id: self.saved_summary.texts.get(s.id, "") for s in summary.sections}
         self.result: Grade | None = None
+        self._latest: SummaryDraftChanged | None = None  # the last change posted
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -108,11 +109,14 @@ class SummaryEditor(Vertical):
             return
         self._texts[section] = event.text_area.text
         self._status(tutor_context(self).t("summary.saving"))
-        self.post_message(SummaryDraftChanged(self, self.lesson_id, section, self._texts[section]))
+        self._latest = SummaryDraftChanged(self, self.lesson_id, section, self._texts[section])
+        self.post_message(self._latest)
 
     def saved(self, message: Saving, ok: bool) -> None:
         """The screen's answer to a draft or a submission: the status line says what is so."""
         ctx = tutor_context(self)
+        if isinstance(message, SummaryDraftChanged) and message is not self._latest:
+            return  # a newer change is still on its way: "saving…" is what is true
         submitted = isinstance(message, SummarySubmitted)
         if not ok:
             self._status(ctx.t("summary.submit_not_saved" if submitted else "summary.not_saved"))
