@@ -5,7 +5,9 @@ widget's status line does not claim a save that did not happen. Widgets never wr
 from __future__ import annotations
 
 import ast
+import errno
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,8 +23,11 @@ from tests.tui.test_quiz_summary import (
     summary_page,
 )
 from tutor.progress.sqlite import SqliteStore
+from tutor.progress.store import MAX_ATTEMPTS_PER_QUESTION, StoreLimitError
 from tutor.tui.app import TutorApp
+from tutor.tui.context import TutorContext
 from tutor.tui.messages import SummaryDraftChanged
+from tutor.tui.screens.saving import why_not_saved
 
 WRITES = {"record_attempt", "save_summary", "submit_summary", "save_self_check", "visit_page"}
 
@@ -171,3 +176,33 @@ async def test_a_save_that_a_newer_change_overtook_does_not_say_saved(
         assert "正在保存" in str(editor.query_one("#status").render())
         await until(pilot, lambda: "已自动保存" in str(editor.query_one("#status").render()))
         assert app.ctx.store.summary(LESSON) == {section: "ID只是行号"}
+
+
+async def test_a_question_at_its_attempt_limit_says_so_in_chinese(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        single = question_of(app, "single")
+        for _ in range(MAX_ATTEMPTS_PER_QUESTION):
+            app.ctx.store.record_attempt(LESSON, single.question.id, 0, False)
+        single.query(RadioButton)[0].value = True
+        await submit(pilot, single)
+        assert notice(app, "你的答案没能保存") == (
+            f"你的答案没能保存：这道题已经保存了 {MAX_ATTEMPTS_PER_QUESTION} 次作答，"
+            "是每位学习者能保存的上限。它仍在屏幕上。"
+        )
+        assert "这次作答没有保存" in single.plain_text()
+
+
+def test_why_a_save_failed_is_said_without_the_drivers_english() -> None:
+    ctx = TutorContext("zh", SqliteStore("guest", guest=True))
+    assert why_not_saved(ctx, OSError(errno.ENOSPC, "No space left on device")) == "磁盘已满"
+    assert why_not_saved(ctx, sqlite3.OperationalError("database is locked")) == (
+        "进度文件正被别的程序锁住"
+    )
+    assert why_not_saved(ctx, sqlite3.DatabaseError("file is not a database")) == "进度文件已损坏"
+    limit = StoreLimitError("this summary has been submitted 20 times", "submissions", limit=20)
+    assert why_not_saved(ctx, limit).startswith("这份总结已经提交了 20 次")
+    assert why_not_saved(ctx, sqlite3.Error("something new")) == "存储出错（something new）"

@@ -65,8 +65,9 @@ class ProgressStore(Protocol):
 
     learner: str
     guest: bool
-    # told when a write fails (disk full, file broken, database gone, a limit): the app
-    # says so and goes on; without it, the error is raised
+    # told when a write fails (disk full, file broken, database gone, a limit); without it
+    # the error is raised, as the tutor's screens want: they catch it, tell the learner and
+    # the widget that asked (tutor.tui.screens.saving), and go on
     on_write_error: Callable[[Exception], None] | None
 
     @property
