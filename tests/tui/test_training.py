@@ -202,3 +202,11 @@ def test_a_server_runs_at_most_its_limit_at_once(tmp_path: Path) -> None:
     third = live.Slot(env)  # a finished run frees its slot
     second.release()
     third.release()
+
+
+def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Path) -> None:
+    from tutor.progress.sqlite import SqliteStore
+    from tutor.tui.context import TutorContext
+
+    assert TutorContext("zh", SqliteStore("learner", tmp_path)).runs_dir() == tmp_path / "runs"
+    assert TutorContext("zh", SqliteStore("learner", guest=True)).runs_dir() is None
