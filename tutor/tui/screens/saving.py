@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from textual.screen import Screen
 from textual.timer import Timer
 
-from tutor.content.grade import SUMMARY
 from tutor.progress.store import ProgressStore, StoreError, StoreLimitError
 from tutor.tui import i18n
 from tutor.tui.context import TutorContext, tutor_context
@@ -115,7 +114,8 @@ class SavesProgress(Screen[None]):
 
     def saved_summary(self, lesson_id: str) -> SavedSummary:
         """The summary form's saved state, for the editor to start from."""
-        from tutor.tui.widgets.summary import SavedSummary  # only pages with the form
+        from tutor.content.grade import SUMMARY  # only pages with the form
+        from tutor.tui.widgets.summary import SavedSummary
 
         def read(store: ProgressStore) -> SavedSummary:
             return SavedSummary(
