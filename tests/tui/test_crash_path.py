@@ -29,7 +29,8 @@ from tests.tui.test_quiz_summary import summary_page
 from tutor.crash import EXIT_CRASH
 from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.tui.app import TutorApp
-from tutor.tui.widgets.summary import SAVE_DELAY, SummaryEditor
+from tutor.tui.screens.saving import SAVE_DELAY
+from tutor.tui.widgets.summary import SummaryEditor
 
 APOLOGY = re.compile(
     r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"
@@ -150,8 +151,8 @@ async def test_a_full_disk_mid_session_is_a_notification(
             while True:
                 db.execute("INSERT INTO filler VALUES (zeroblob(500))")
         area.text = "满" * 5000  # 2,000 characters are kept: 6,000 bytes, more than a page
-        failed = "Your last change could not be saved: database or disk is full"
-        await until(pilot, lambda: failed in [str(n.message) for n in app._notifications])
+        failed = "Your summary could not be saved: the disk is full; it is still on screen"
+        await until(pilot, lambda: any(failed in str(n.message) for n in app._notifications))
         # the app goes on: the next page opens
         await pilot.press("escape", "n")
         await settle(pilot)

@@ -208,3 +208,15 @@ async def test_every_convention_opens_in_explore(
         await settle(pilot)
         assert app.screen.query_one(Heatmap).matrix is not None
         assert "'cat' (id 2)" in text_of(app, "#neighbours")
+
+
+async def test_a_refused_analogy_reads_in_the_learners_language(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_explore=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#analogy", "qwertyuiop 猫 狗")
+        shown = text_of(app, "#analogy-out")
+        assert "「qwertyuiop」在 byte-bpe-zh 里不是一个 token" in shown, shown
+        assert "is not one token" not in shown and "splits into" not in shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -46,3 +47,41 @@ def test_every_binding_description_is_translated() -> None:
         for binding in cls.BINDINGS:
             assert isinstance(binding, Binding)
             assert i18n.has(binding.description), (cls.__name__, binding.description)
+
+
+def refusal_codes() -> set[str]:
+    """Every code the core gives a refusal: the second argument of `raise XError(message,
+    "code", ...)` anywhere in tutor/core."""
+    codes = set()
+    for path in (TUI.parent / "core").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Raise)
+                and isinstance(node.exc, ast.Call)
+                and len(node.exc.args) >= 2
+                and isinstance(node.exc.args[1], ast.Constant)
+                and isinstance(node.exc.args[1].value, str)
+            ):
+                codes.add(node.exc.args[1].value)
+    return codes
+
+
+def test_every_refusal_of_the_core_is_said_in_both_languages() -> None:
+    codes = refusal_codes()
+    assert {"splits", "empty_token", "k_too_small", "unknown_scheme"} <= codes
+    missing = sorted(code for code in codes if not i18n.has(f"core.{code}"))
+    assert missing == []
+
+
+def test_a_similarity_refusal_reads_in_chinese() -> None:
+    from tutor.core.similarity import SimilarityError
+    from tutor.progress.sqlite import SqliteStore
+    from tutor.tui.context import TutorContext
+    from tutor.tui.refusals import say
+
+    ctx = TutorContext("zh", SqliteStore("guest", guest=True))
+    refusal = SimilarityError("k must be at least 1, got 0", "k_too_small", k=0)
+    said = say(ctx, refusal)
+    assert "0" in said and not re.search(r"[A-Za-z]{2,}", said), said
+    unknown = SimilarityError("unknown scheme", "unknown_scheme", scheme="x", choices="id")
+    assert "「x」" in say(ctx, unknown) and "id" in say(ctx, unknown)

@@ -31,6 +31,12 @@ def summary_page() -> int:
     raise AssertionError("the shipped lesson has no summary form")
 
 
+async def summary_editor(pilot, app: TutorApp) -> SummaryEditor:  # type: ignore[no-untyped-def]
+    """The summary form, once the page has settled."""
+    await settle(pilot)
+    return app.screen.query_one(SummaryEditor)
+
+
 def question_of(app: TutorApp, kind: str) -> QuizQuestion:
     return next(q for q in app.screen.query(QuizQuestion) if q.question.type == kind)
 
@@ -164,3 +170,23 @@ async def test_summary_autosaves_then_grades_and_shows_the_reference(
         editor = restarted.screen.query_one(SummaryEditor)
         assert editor.query_one(f"#section-{first.id}", TextArea).text == "ID只是行号"
         assert editor.has_class("-submitted")
+
+
+async def test_the_last_keystrokes_are_saved_on_leaving_the_page_and_on_quitting(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=summary_page())
+    async with app.run_test(size=(100, 40)) as pilot:
+        first, second = (await summary_editor(pilot, app)).summary.sections[:2]
+        app.screen.query_one(f"#section-{first.id}", TextArea).focus()
+        await pilot.press(*"left", "escape", "n")  # before the save's timer fires
+        await pilot.pause()
+        assert app.ctx.store.summary(LESSON) == {first.id: "left"}
+        await pilot.press("p")
+        editor = await summary_editor(pilot, app)
+        editor.query_one(f"#section-{second.id}", TextArea).focus()
+        await pilot.press(*"quit")
+        await app.action_quit()
+    db = sqlite3.connect(data_dir / DB_FILENAME)
+    rows = db.execute("SELECT section, text FROM summaries WHERE learner = ?", (LEARNER,))
+    assert dict(rows.fetchall()) == {first.id: "left", second.id: "quit"}

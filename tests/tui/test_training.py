@@ -215,3 +215,11 @@ def test_a_run_whose_app_is_gone_ends_at_once(tmp_path: Path) -> None:
     assert (gone.returncode, gone.stdout, gone.stderr) == (1, b"", b"")  # ended at once
     ours = subprocess.run([*command, "--parent", str(os.getpid())], capture_output=True)
     assert ours.stdout or ours.stderr  # went on, as far as the model that is not there
+
+
+def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Path) -> None:
+    from tutor.progress.sqlite import SqliteStore
+    from tutor.tui.context import TutorContext
+
+    assert TutorContext("zh", SqliteStore("learner", tmp_path)).runs_dir() == tmp_path / "runs"
+    assert TutorContext("zh", SqliteStore("learner", guest=True)).runs_dir() is None

@@ -3,8 +3,11 @@ long input briefly."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from tutor.core.names import NEIGHBOUR_SCHEMES
+from tutor.core.similarity import SimilarityError, cosine_matrix, nearest
 from tutor.core.tokenize import QUOTE_CHARS, TokenizeError, get_scheme
 
 
@@ -22,3 +25,19 @@ def test_the_empty_string_has_its_code() -> None:
     with pytest.raises(TokenizeError) as raised:
         get_scheme("byte-bpe-zh").single_id("")
     assert raised.value.code == "empty_token"
+
+
+def test_similarity_refusals_have_their_codes() -> None:
+    from tutor.core.model import open_model
+
+    model = open_model()
+    with pytest.raises(SimilarityError) as raised:
+        nearest(model, "猫", "id", k=0)
+    assert (raised.value.code, raised.value.values) == ("k_too_small", {"k": 0})
+    with pytest.raises(SimilarityError) as raised:
+        nearest(model, "猫", "bogus")  # type: ignore[arg-type]
+    assert raised.value.code == "unknown_scheme"
+    assert raised.value.values == {"scheme": "bogus", "choices": ", ".join(NEIGHBOUR_SCHEMES)}
+    with pytest.raises(SimilarityError) as raised:
+        cosine_matrix(np.zeros(3))
+    assert (raised.value.code, raised.value.values) == ("not_a_matrix", {"shape": "(3,)"})

@@ -14,11 +14,12 @@ import numpy as np
 
 from tutor.core.model import ProjectModel, Stage
 from tutor.core.names import NEIGHBOUR_SCHEMES, NeighbourScheme
+from tutor.core.refusal import Refusal
 from tutor.core.table import EmbeddingTable, one_hot
 
 
-class SimilarityError(ValueError):
-    """A neighbour or similarity request that cannot be answered; the message is for humans."""
+class SimilarityError(Refusal):
+    """A neighbour or similarity request that cannot be answered (a code per kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,11 @@ def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     """
     v = np.asarray(vectors, dtype=np.float64)
     if v.ndim != 2:
-        raise SimilarityError(f"cosine_matrix needs an (n, d) array, got shape {v.shape}")
+        raise SimilarityError(
+            f"cosine_matrix needs an (n, d) array, got shape {v.shape}",
+            "not_a_matrix",
+            shape=str(v.shape),
+        )
     norms = np.linalg.norm(v, axis=1)
     unit = np.divide(v, norms[:, None], out=np.zeros_like(v), where=norms[:, None] > 0)
     return np.clip(unit @ unit.T, -1.0, 1.0)
@@ -95,7 +100,7 @@ def _neighbours(
 
 def _check_k(k: int) -> None:
     if k < 1:
-        raise SimilarityError(f"k must be at least 1, got {k}")
+        raise SimilarityError(f"k must be at least 1, got {k}", "k_too_small", k=k)
 
 
 def nearest(
@@ -109,7 +114,12 @@ def nearest(
     """
     _check_k(k)
     if scheme not in NEIGHBOUR_SCHEMES:
-        raise SimilarityError(f"unknown scheme {scheme!r}; choose {', '.join(NEIGHBOUR_SCHEMES)}")
+        raise SimilarityError(
+            f"unknown scheme {scheme!r}; choose {', '.join(NEIGHBOUR_SCHEMES)}",
+            "unknown_scheme",
+            scheme=scheme,
+            choices=", ".join(NEIGHBOUR_SCHEMES),
+        )
     token_id = model.scheme.single_id(piece)
     n = model.scheme.vocab_size
     valid = np.ones(n, dtype=bool)

@@ -20,6 +20,7 @@ from tokenizers import Tokenizer
 
 from tutor.core.names import PROJECT, TOKEN_SCHEMES
 from tutor.core.paths import default_model_dir, tokenizers_dir
+from tutor.core.refusal import Refusal
 
 SCHEMES = TOKEN_SCHEMES
 MAX_TEXT_CHARS = 100_000
@@ -51,14 +52,8 @@ def quoted(text: str) -> str:
     return f"{text[:QUOTE_CHARS]!r}… ({len(text):,} characters)"
 
 
-class TokenizeError(ValueError):
-    """A tokenization request that cannot be answered. The message (English) is for the
-    command line; `code` and `values` let an interface say the same in its language."""
-
-    def __init__(self, message: str, code: str = "", **values: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.values = values
+class TokenizeError(Refusal):
+    """A tokenization request that cannot be answered (a code per kind of refusal)."""
 
 
 def _check_text(text: str) -> None:

@@ -164,7 +164,9 @@ class SqlProgressStore(ABC):
             if stored >= MAX_ATTEMPTS_PER_QUESTION:
                 raise StoreLimitError(
                     f"this question already has {MAX_ATTEMPTS_PER_QUESTION} saved attempts, "
-                    "the most kept per learner"
+                    "the most kept per learner",
+                    "attempts",
+                    limit=MAX_ATTEMPTS_PER_QUESTION,
                 )
             run(
                 "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
@@ -222,7 +224,9 @@ class SqlProgressStore(ABC):
             if count >= MAX_SUBMISSIONS_PER_LESSON:
                 raise StoreLimitError(
                     f"this summary has been submitted {MAX_SUBMISSIONS_PER_LESSON} times, "
-                    "the most kept per learner; your text itself is saved"
+                    "the most kept per learner; your text itself is saved",
+                    "submissions",
+                    limit=MAX_SUBMISSIONS_PER_LESSON,
                 )
             for section, text in sections.items():
                 run(_SAVE_SUMMARY, (self.learner, lesson, section, text, now))

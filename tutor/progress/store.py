@@ -35,8 +35,14 @@ class StoreError(RuntimeError):
 
 
 class StoreLimitError(StoreError):
-    """A write that would pass one of the per-learner limits above; its message is the
-    sentence the learner reads."""
+    """A write that would pass one of the per-learner limits above. The message (English)
+    is for the command line and logs; `code` and `values` let an interface say the same in
+    its language."""
+
+    def __init__(self, message: str, code: str = "", **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +65,9 @@ class ProgressStore(Protocol):
 
     learner: str
     guest: bool
-    # told when a write fails (disk full, file broken, database gone, a limit): the app
-    # says so and goes on; without it, the error is raised
+    # told when a write fails (disk full, file broken, database gone, a limit); without it
+    # the error is raised, as the tutor's screens want: they catch it, tell the learner and
+    # the widget that asked (tutor.tui.screens.saving), and go on
     on_write_error: Callable[[Exception], None] | None
 
     @property

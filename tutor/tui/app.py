@@ -131,7 +131,6 @@ class TutorApp(App[None]):
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),
             )
-        store.on_write_error = self._write_failed
         self.ctx = TutorContext(
             self.lang,
             store,
@@ -369,12 +368,6 @@ class TutorApp(App[None]):
 
     def on_resume(self, _message: Resume) -> None:
         self.resume()
-
-    def _write_failed(self, error: Exception) -> None:
-        """A full disk, a broken progress file, an unreachable database or a per-learner
-        limit: the learner hears that the last change
-        was not saved and goes on; what was saved before stays saved."""
-        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
 
     def _fatal_error(self) -> None:
         """A bug ends the app without Textual's traceback, which would show a remote

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from tutor.content.prose import fill_fact_refs
-from tutor.progress.store import ProgressStore
+from tutor.progress.store import ProgressStore, default_data_dir
 from tutor.tui.i18n import Lang, t
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ class TutorContext:
     remote: bool = False  # served over SSH: the progress file's path means nothing there
     open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
     models: ModelAccess = field(init=False)
+    # kinds of save (tutor.tui.screens.saving) whose last try failed: told once, not per try
+    failing_saves: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.models = ModelAccess(self.model_dir)
@@ -76,6 +78,15 @@ class TutorContext:
 
         state = lesson_state(self.index, self.store, lesson)
         return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
+
+    def runs_dir(self) -> Path | None:
+        """Where the learner's training runs are kept: beside their progress file (in the
+        data dir for a database); None for a guest, whose session keeps nothing."""
+        if self.store.guest:
+            return None
+        progress_file = getattr(self.store, "path", None)  # SQLite's; a database has none
+        folder = progress_file.parent if progress_file is not None else default_data_dir()
+        return folder / "runs"
 
     def lesson_titles(self) -> dict[str, str]:
         return {lesson.id: lesson.title for lesson in self.index.lessons}

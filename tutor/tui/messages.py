@@ -1,12 +1,19 @@
-"""What screens ask of the app: open a lesson or a page, turn pages, resume.
+"""What screens ask of the app (open a lesson or a page, turn pages, resume), and what
+widgets tell their screen (an answer, a tick, a summary to save).
 
-Screens (and the palette) post these and the App answers them, so no screen needs the
-concrete App class: the app imports the screens, never the other way round.
+Screens (and the palette) post the first kind and the App answers them, so no screen needs
+the concrete App class: the app imports the screens, never the other way round. Widgets
+post the second kind and the screen saves: no widget touches the progress store.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 
 class OpenLesson(Message):
@@ -38,3 +45,59 @@ class TurnPage(Message):
 
 class Resume(Message):
     """Back to where the learner last was, else the first lesson."""
+
+
+# What widgets tell the screen that holds them: the screen owns the progress store, saves,
+# and answers the widget (`saved(...)`) so that what the widget says about saving is true.
+
+
+class Saving(Message):
+    """Something the learner did that the screen saves; `control` is the widget that asks
+    and is told whether the save succeeded."""
+
+    def __init__(self, widget: Widget, lesson_id: str) -> None:
+        super().__init__()
+        self.widget = widget
+        self.lesson_id = lesson_id
+
+    @property
+    def control(self) -> Widget:
+        return self.widget
+
+
+class QuestionAnswered(Saving):
+    """A quiz answer was graded: one attempt to record."""
+
+    def __init__(
+        self, widget: Widget, lesson_id: str, question_id: str, answer: Any, correct: bool
+    ) -> None:
+        super().__init__(widget, lesson_id)
+        self.question_id = question_id
+        self.answer = answer
+        self.correct = correct
+
+
+class SelfCheckMarked(Saving):
+    """The learner ticked (or unticked) reference claims their answer to `item` covers."""
+
+    def __init__(self, widget: Widget, lesson_id: str, item: str, claims: list[str]) -> None:
+        super().__init__(widget, lesson_id)
+        self.item = item
+        self.claims = claims
+
+
+class SummaryDraftChanged(Saving):
+    """A summary section's text changed; the screen saves it within a second."""
+
+    def __init__(self, widget: Widget, lesson_id: str, section: str, text: str) -> None:
+        super().__init__(widget, lesson_id)
+        self.section = section
+        self.text = text
+
+
+class SummarySubmitted(Saving):
+    """The learner submitted their summary: every section, as one submission."""
+
+    def __init__(self, widget: Widget, lesson_id: str, sections: dict[str, str]) -> None:
+        super().__init__(widget, lesson_id)
+        self.sections = sections

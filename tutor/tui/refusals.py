@@ -32,11 +32,21 @@ def _value(ctx: TutorContext, value: object) -> str:
     return str(value)
 
 
+def _key(error: Exception) -> str | None:
+    code = getattr(error, "code", "")
+    return f"core.{code}" if code and i18n.has(f"core.{code}") else None
+
+
 def say(ctx: TutorContext, error: Exception) -> str:
     """`error` as the learner reads it: translated if the core gave it a code."""
-    code = getattr(error, "code", "")
-    key = f"core.{code}"
-    if not code or not i18n.has(key):
+    key = _key(error)
+    if key is None:
         return str(error)
     values = getattr(error, "values", {})
     return ctx.t(key, **{name: _value(ctx, value) for name, value in values.items()})
+
+
+def say_or_model_error(ctx: TutorContext, error: Exception) -> str:
+    """A refusal of what the learner asked, as `say` puts it; any other error (a missing
+    or broken model) says the model cannot be opened."""
+    return say(ctx, error) if _key(error) is not None else ctx.t("model.error", error=error)

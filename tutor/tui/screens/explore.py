@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar
@@ -179,9 +180,7 @@ class ExploreScreen(Screen[None]):
 
     def _show_error(self, kind: str, error: Exception) -> None:
         target = {"tokens": "#tokens", "neighbours": "#neighbours", "shapes": "#shapes"}
-        text = (
-            tutor_context(self).t("model.error", error=error) if kind != "analogy" else str(error)
-        )
+        text = say_or_model_error(tutor_context(self), error)
         self.query_one(target.get(kind, "#analogy-out"), Static).update(
             Content.styled(text, "bold $text-error")
         )

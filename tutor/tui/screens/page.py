@@ -15,7 +15,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
@@ -26,6 +25,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.first_screen import first_screen_first, least_markdown_lines
 from tutor.tui.messages import TurnPage
 from tutor.tui.plain import markdown_passages, markdown_to_plain
+from tutor.tui.screens.saving import SavesProgress
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
@@ -91,8 +91,9 @@ def readings(widget: Widget) -> Iterator[str]:
             yield from readings(child)
 
 
-class PageScreen(Screen[None]):
-    """Base of the per-kind screens; never shown itself."""
+class PageScreen(SavesProgress):
+    """Base of the per-kind screens; never shown itself. It saves what its widgets post
+    (SavesProgress) and the visit itself."""
 
     KIND: ClassVar[str] = ""
     # The body takes focus as the page is built, once: Textual would otherwise focus the
@@ -211,7 +212,7 @@ class PageScreen(Screen[None]):
         if self._styled_for in (None, self.app.theme):  # None: built just now, in this theme
             event.refresh_styles = False
         self._styled_for = self.app.theme
-        tutor_context(self).store.visit_page(self.lesson.id, self.page.number)
+        self.save("visit", lambda store: store.visit_page(self.lesson.id, self.page.number))
 
     def action_next_page(self) -> None:
         self.post_message(TurnPage(self.lesson.id, self.page.number, 1))

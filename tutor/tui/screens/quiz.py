@@ -19,6 +19,10 @@ class QuizScreen(PageScreen):
         assert isinstance(front, QuizFront)
         for number, question in enumerate(front.questions, 1):
             rubric = rubric_for(self.lesson, question.id) if question.type == "text" else None
-            yield QuizQuestion(question, number, self.lesson.id, rubric, id=f"q-{question.id}")
+            saved = self.saved_answer(self.lesson.id, question.id)
+            yield QuizQuestion(
+                question, number, self.lesson.id, rubric, saved=saved, id=f"q-{question.id}"
+            )
         if front.summary is not None:
-            yield SummaryEditor(front.summary, self.lesson.id, id="summary")
+            saved_summary = self.saved_summary(self.lesson.id)
+            yield SummaryEditor(front.summary, self.lesson.id, saved_summary, id="summary")

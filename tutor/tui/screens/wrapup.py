@@ -16,4 +16,5 @@ class WrapupScreen(PageScreen):
         front = self.page.front
         assert isinstance(front, WrapupFront)
         if front.summary is not None:
-            yield SummaryEditor(front.summary, self.lesson.id, id="summary")
+            saved = self.saved_summary(self.lesson.id)
+            yield SummaryEditor(front.summary, self.lesson.id, saved, id="summary")

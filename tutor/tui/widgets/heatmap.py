@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 
 from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.flow import Flow
 
@@ -82,7 +83,7 @@ def compute(ctx: TutorContext, tokens: list[str], stage: str) -> Computed:
     try:
         pieces, matrix = similarity(ctx.models.get(), tokens, stage)
     except (ValueError, OSError) as exc:
-        return Computed(stage, [], None, ctx.t("model.error", error=exc))
+        return Computed(stage, [], None, say_or_model_error(ctx, exc))
     return Computed(stage, pieces, matrix)
 
 

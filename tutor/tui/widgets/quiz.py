@@ -5,12 +5,17 @@ choice to a misconception), and tells a missed correct option from a wrong tick,
 wrong answer teaches instead of only scoring. Numbers are read as people write them (√2,
 2**0.5); free text is graded on what it asserts (RubricFeedback). The last attempt is
 restored on the next visit, so answers are still there after a restart.
+
+The widget never touches the progress store: the screen hands it what was saved
+(SavedAnswer) and saves each graded answer it posts (QuestionAnswered), then says whether
+that worked, so a failed save is told here too, beside the answer it concerns.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -22,6 +27,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 
 from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
+from tutor.tui.messages import QuestionAnswered, Saving
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
@@ -31,6 +37,15 @@ if TYPE_CHECKING:
 
 QUOTED_INPUT = 40  # characters of a refused input quoted back to the learner
 _PLAIN_NUMBER = re.compile(r"[+-]?[\d,_ ]*\.?\d+(?:[eE][+-]?\d+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class SavedAnswer:
+    """What the learner saved for one question, as the screen read it from the store."""
+
+    last: Any = None  # the last recorded answer; None before the first
+    attempts: int = 0  # how many are recorded
+    ticked: tuple[str, ...] = ()  # the reference claims ticked in the self-check
 
 
 class QuizQuestion(Vertical):
@@ -50,14 +65,18 @@ class QuizQuestion(Vertical):
         lesson_id: str,
         rubric: Rubric | None = None,
         *,
+        saved: SavedAnswer | None = None,
         id: str | None = None,
     ) -> None:
-        """`rubric`: what a text question is graded against (`grade.rubric_for`)."""
+        """`rubric`: what a text question is graded against (`grade.rubric_for`); `saved`:
+        what the learner saved before, restored on mount."""
         super().__init__(id=id)
         self.question = question
         self.number = number
         self.lesson_id = lesson_id
         self.rubric = rubric
+        self.saved_answer = saved or SavedAnswer()
+        self.attempts = self.saved_answer.attempts  # this visit's attempts count too
         self.feedback: list[tuple[str, str]] = []
         self.correct: bool | None = None  # of the last graded answer
 
@@ -80,7 +99,8 @@ class QuizQuestion(Vertical):
         yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
         yield Static(id="feedback")
         if q.type == "text" and self.rubric is not None:
-            yield RubricFeedback(self.rubric, self.lesson_id, id="rubric-feedback")
+            ticked = self.saved_answer.ticked
+            yield RubricFeedback(self.rubric, self.lesson_id, ticked, id="rubric-feedback")
 
     def least_lines(self, width: int) -> int:
         """Fewest lines of the question as its styles draw it: a margin line, the frame,
@@ -96,10 +116,10 @@ class QuizQuestion(Vertical):
         return 1 + 2 + prompt + answer + 2 + 1
 
     def on_mount(self) -> None:
-        last = tutor_context(self).store.last_attempt(self.lesson_id, self.question.id)
+        last = self.saved_answer.last
         if last is not None:
-            self._restore(last.answer)
-            self._judge(last.answer, record=False)
+            self._restore(last)
+            self._judge(last, record=False)
 
     def _text(self, text: str) -> str:
         return tutor_context(self).fill_facts(text)
@@ -152,20 +172,27 @@ class QuizQuestion(Vertical):
     def _conclude(
         self, answer: Any, correct: bool | None, lines: list[tuple[str, str]], *, record: bool
     ) -> None:
-        """Show the verdict and, when it is one, record the attempt."""
+        """Show the verdict and, when it is one, ask the screen to record the attempt."""
         ctx = tutor_context(self)
         q = self.question
         if correct is None:  # nothing gradable yet: say what is missing, record nothing
             self._show(lines)
             return
         if record:
-            ctx.store.record_attempt(self.lesson_id, q.id, answer, correct)
+            self.attempts += 1
+            self.post_message(QuestionAnswered(self, self.lesson_id, q.id, answer, correct))
         if correct and q.explain:
             lines.append((self._text(q.explain), ""))
-        count = len(ctx.store.attempts(self.lesson_id, q.id))
-        lines.append((ctx.t("quiz.attempts", count=count), "dim"))
+        lines.append((ctx.t("quiz.attempts", count=self.attempts), "dim"))
         self._show(lines)
         self.correct = correct
+
+    def saved(self, message: Saving, ok: bool) -> None:
+        """The screen's answer to QuestionAnswered: a failed save is said by the answer."""
+        if not ok:
+            self._show(
+                [*self.feedback, (tutor_context(self).t("quiz.not_saved"), "bold $text-error")]
+            )
 
     def _show(self, lines: list[tuple[str, str]]) -> None:
         self.feedback = lines

@@ -4,7 +4,8 @@ The grader (tutor/content/grade.py) says which claims the answer asserts, which 
 (quoting the learner's clause) and which misconceptions it states, each with a pointed
 correction. A grader can still miss a paraphrase, so the reference claims follow as
 checkboxes: the learner ticks the ones they covered, as courses with free-text answers do,
-and the ticks are saved. Grading runs in a worker: the first answer loads jieba (~0.3 s).
+and the ticks are saved: posted (SelfCheckMarked) for the screen to save, which answers
+whether it could. Grading runs in a worker: the first answer loads jieba (~0.3 s).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.widgets import Checkbox, Static
 
 from tutor.content.grade import Grade, Rubric, grade
 from tutor.tui.context import tutor_context
+from tutor.tui.messages import Saving, SelfCheckMarked
 
 if TYPE_CHECKING:
     from tutor.content.models import Misconception, RubricClaim
@@ -52,10 +54,19 @@ class RubricFeedback(Vertical):
             self.request = request
             self.record = record
 
-    def __init__(self, rubric: Rubric, lesson_id: str, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        rubric: Rubric,
+        lesson_id: str,
+        ticked: tuple[str, ...] = (),
+        *,
+        id: str | None = None,
+    ) -> None:
+        """`ticked`: the claims the learner ticked before, as the screen read them."""
         super().__init__(id=id)
         self.rubric = rubric
         self.lesson_id = lesson_id
+        self.ticked = ticked
         self.result: Grade | None = None
         self.lines: list[tuple[str, str]] = []
         self._request = 0
@@ -114,7 +125,7 @@ class RubricFeedback(Vertical):
         if box.children:
             return
         ctx = tutor_context(self)
-        ticked = set(ctx.store.self_check(self.lesson_id, self.rubric.item))
+        ticked = set(self.ticked)
         self.query_one("#self-check-title", Static).update(ctx.t("quiz.self_check"))
         box.mount_all(
             Checkbox(
@@ -129,7 +140,13 @@ class RubricFeedback(Vertical):
         boxes = self.query("#self-check Checkbox").results(Checkbox)
         ticked = {box.id for box in boxes if box.value}
         claims = [claim.id for claim in self.rubric.claims if f"check-{claim.id}" in ticked]
-        tutor_context(self).store.save_self_check(self.lesson_id, self.rubric.item, claims)
+        self.ticked = tuple(claims)
+        self.post_message(SelfCheckMarked(self, self.lesson_id, self.rubric.item, claims))
+
+    def saved(self, message: Saving, ok: bool) -> None:
+        """The screen's answer to SelfCheckMarked: the title no longer says "saved"."""
+        key = "quiz.self_check" if ok else "quiz.self_check_unsaved"
+        self.query_one("#self-check-title", Static).update(tutor_context(self).t(key))
 
     def _claim_text(self, claim: RubricClaim) -> str:
         return claim.claim_zh if tutor_context(self).lang == "zh" else claim.claim_en

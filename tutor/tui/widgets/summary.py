@@ -1,32 +1,43 @@
 """The learner's lesson summary: four sections, saved as they type, graded on submit.
 
-Saving is throttled, not debounced: the first keystroke after a save schedules the next
-save SAVE_DELAY later, so even non-stop typing reaches the database every SAVE_DELAY and
-a killed session loses less than a second. After submitting, the grader says which key
-claims the summary makes, denies or misses and which misconceptions it states
-(RubricFeedback), the learner ticks the claims they covered, and the reference appears.
+The widget never touches the progress store: the screen hands it what was saved
+(SavedSummary), every change is posted (SummaryDraftChanged) for the screen to save within
+a second (tutor.tui.screens.saving), and the screen says whether the save worked, so the
+status line never claims a save that failed. After submitting (SummarySubmitted), the
+grader says which key claims the summary makes, denies or misses and which misconceptions
+it states (RubricFeedback), the learner ticks the claims they covered, and the reference
+appears.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.timer import Timer
 from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
+from tutor.tui.messages import Saving, SummaryDraftChanged, SummarySubmitted
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
 if TYPE_CHECKING:
     from tutor.content.models import Summary
 
-SAVE_DELAY = 0.4  # seconds from a change to its save
+
+@dataclass(frozen=True, slots=True)
+class SavedSummary:
+    """The learner's summary as the screen read it from the store."""
+
+    texts: dict[str, str] = field(default_factory=dict)  # section id -> text
+    submitted: bool = False
+    guest: bool = False  # a guest's store keeps nothing past the session
+    ticked: tuple[str, ...] = ()  # the reference claims ticked in the self-check
 
 
 class SummaryEditor(Vertical):
@@ -40,19 +51,24 @@ class SummaryEditor(Vertical):
     SummaryEditor.-submitted #reference { display: block; }
     """
 
-    def __init__(self, summary: Summary, lesson_id: str, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        summary: Summary,
+        lesson_id: str,
+        saved: SavedSummary | None = None,
+        *,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.summary = summary
         self.lesson_id = lesson_id
-        self._dirty: set[str] = set()
-        self._texts: dict[str, str] = {}  # kept current on every change: saved after unmount
-        self._timer: Timer | None = None
+        self.saved_summary = saved or SavedSummary()
+        self._texts = {s.id: self.saved_summary.texts.get(s.id, "") for s in summary.sections}
         self.result: Grade | None = None
+        self._latest: SummaryDraftChanged | None = None  # the last change posted
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
-        saved = ctx.store.summary(self.lesson_id)
-        self._texts = {s.id: saved.get(s.id, "") for s in self.summary.sections}
         yield Static(Content.styled(ctx.t("summary.title"), "bold underline"))
         for section in self.summary.sections:
             title = section.title_zh if ctx.lang == "zh" else section.title_en
@@ -67,7 +83,9 @@ class SummaryEditor(Vertical):
         yield Static(id="status")
         yield Button(ctx.t("summary.submit"), id="submit-summary", variant="primary", compact=True)
         yield Static(id="grade")
-        yield RubricFeedback(summary_rubric(self.lesson_id, self.summary), self.lesson_id)
+        yield RubricFeedback(
+            summary_rubric(self.lesson_id, self.summary), self.lesson_id, self.saved_summary.ticked
+        )
         yield Markdown(
             f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
             id="reference",
@@ -77,8 +95,8 @@ class SummaryEditor(Vertical):
 
     def on_mount(self) -> None:
         ctx = tutor_context(self)
-        self._status(ctx.t("summary.guest") if ctx.store.guest else "")
-        if ctx.store.summary_submitted(self.lesson_id):
+        self._status(ctx.t("summary.guest") if self.saved_summary.guest else "")
+        if self.saved_summary.submitted:
             self._grade()
 
     def texts(self) -> dict[str, str]:
@@ -87,33 +105,25 @@ class SummaryEditor(Vertical):
     @on(TextArea.Changed)
     def _changed(self, event: TextArea.Changed) -> None:
         section = (event.text_area.id or "").removeprefix("section-")
+        if section not in self._texts or self._texts[section] == event.text_area.text:
+            return
         self._texts[section] = event.text_area.text
-        self._dirty.add(section)
-        if self._timer is None:
-            self._status(tutor_context(self).t("summary.saving"))
-            self._timer = self.set_timer(SAVE_DELAY, self.save)
+        self._status(tutor_context(self).t("summary.saving"))
+        self._latest = SummaryDraftChanged(self, self.lesson_id, section, self._texts[section])
+        self.post_message(self._latest)
 
-    def save(self) -> None:
-        self._timer = None
-        if self._flush():
-            ctx = tutor_context(self)
-            self._status(ctx.t("summary.guest") if ctx.store.guest else ctx.t("summary.saved"))
-
-    def _flush(self) -> bool:
-        """Write the changed sections, each in its own short transaction."""
-        if not self._dirty:
-            return False
-        store = tutor_context(self).store
-        for section in sorted(self._dirty):
-            store.save_summary(self.lesson_id, section, self._texts[section])
-        self._dirty.clear()
-        return True
-
-    def on_unmount(self) -> None:
-        """Leaving the page (or quitting) must not drop the last keystrokes."""
-        if self._timer is not None:
-            self._timer.stop()
-        self._flush()
+    def saved(self, message: Saving, ok: bool) -> None:
+        """The screen's answer to a draft or a submission: the status line says what is so."""
+        ctx = tutor_context(self)
+        if isinstance(message, SummaryDraftChanged) and message is not self._latest:
+            return  # a newer change is still on its way: "saving…" is what is true
+        submitted = isinstance(message, SummarySubmitted)
+        if not ok:
+            self._status(ctx.t("summary.submit_not_saved" if submitted else "summary.not_saved"))
+        elif submitted:
+            self._status(ctx.t("summary.submitted"))
+        else:
+            self._status(ctx.t("summary.guest" if self.saved_summary.guest else "summary.saved"))
 
     @on(Button.Pressed, "#submit-summary")
     def submit(self) -> None:
@@ -122,12 +132,7 @@ class SummaryEditor(Vertical):
         if not any(text.strip() for text in texts.values()):
             self._status(ctx.t("summary.empty"))
             return
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._dirty.clear()
-        ctx.store.submit_summary(self.lesson_id, texts)
-        self._status(ctx.t("summary.submitted"))
+        self.post_message(SummarySubmitted(self, self.lesson_id, texts))
         self._grade()
 
     def _grade(self) -> None:

@@ -353,15 +353,11 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         import tempfile
         import time
 
-        from tutor.progress.store import default_data_dir
-
         name = f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
-        store = tutor_context(self).store
-        if store.guest:
+        folder = tutor_context(self).runs_dir()
+        if folder is None:
             return Path(tempfile.mkdtemp(prefix="tutor-run-")) / name
-        progress_file = getattr(store, "path", None)  # SQLite's; a database has none
-        folder = progress_file.parent if progress_file is not None else default_data_dir()
-        return folder / "runs" / name
+        return folder / name
 
     def _relay(self, event: object) -> None:
         """Called on the run's reader thread: hand the line to the UI thread."""
