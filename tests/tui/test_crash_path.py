@@ -8,15 +8,9 @@ own "database or disk is full" (its page limit set to the pages already used).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import pty
 import re
 import sqlite3
-import struct
-import subprocess
-import sys
-import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +18,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle
+from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
 from tutor.crash import EXIT_CRASH
 from tutor.progress.sqlite import DB_FILENAME, SqliteStore
@@ -48,25 +42,7 @@ async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
 def run_on_pty(data_dir: Path, cols: int, rows: int, keys: bytes = b"") -> tuple[int, str]:
     """`tutor --lang en` on a terminal of this size: (exit status, everything it printed).
     `keys` are typed once it has drawn, and q after them if it is still running."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(data_dir),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "TUTOR_DATA_DIR": str(data_dir),
-        "TUTOR_CACHE_DIR": os.environ["TUTOR_CACHE_DIR"],
-    }
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tutor", "--lang", "en", "--learner", LEARNER],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(follower)
+    leader, child = tutor_on_pty(data_dir, cols, rows, "--lang", "en", "--learner", LEARNER)
     output = bytearray()
     typed = False
     deadline = time.monotonic() + 60

@@ -35,7 +35,10 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
+    from textual.driver import Driver
+
     from tutor.content.models import Lesson, Page
+    from tutor.tui.driver import InputHeld, PasteCut
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -145,6 +148,18 @@ class TutorApp(App[None]):
         from tutor.tui.screens.home import HomeScreen
 
         return HomeScreen()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's terminal driver, reading keys no faster than the app handles them and
+        cutting huge pastes (tutor.tui.driver)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from tutor.tui.driver import PacedDriver
+
+            return PacedDriver
+        return driver
 
     def get_default_screen(self) -> Screen:
         return self._first_screen
@@ -375,6 +390,18 @@ class TutorApp(App[None]):
         limit: the learner hears that the last change
         was not saved and goes on; what was saved before stays saved."""
         self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
+
+    def on_input_held(self, _message: InputHeld) -> None:
+        """The driver stopped reading keys until the app catches up (tutor.tui.driver)."""
+        self.notify(t("input.held", self.lang), severity="warning", timeout=10)
+
+    def on_paste_cut(self, message: PasteCut) -> None:
+        chars, limit = f"{message.chars:,}", f"{message.limit:,}"
+        self.notify(
+            t("input.paste_cut", self.lang, chars=chars, limit=limit),
+            severity="warning",
+            timeout=10,
+        )
 
     def _fatal_error(self) -> None:
         """A bug ends the app without Textual's traceback, which would show a remote
