@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
@@ -137,3 +138,24 @@ async def test_a_full_disk_mid_session_is_a_notification(
         "SELECT text FROM summaries WHERE learner = ? AND section = ?", (LEARNER, section)
     )
     assert saved.fetchall() == [("kept",)]
+
+
+REFUSED = {
+    "zh": "你最后的改动没能保存：这个答案存下来有 16,002 个字符，最多只能存 16,000 个",
+    "en": "Your last change could not be saved: "
+    "this answer is 16,002 characters long when stored; the most kept is 16,000",
+}
+
+
+@pytest.mark.parametrize("lang", REFUSED)
+async def test_a_refused_answer_is_said_in_the_learners_language(
+    make_app: Callable[..., TutorApp], lang: str
+) -> None:
+    app = make_app(lang=lang)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        app.ctx.store.record_attempt(LESSON, "q1", "x" * 16_000, False)  # cut, and stored
+        app.ctx.store.record_attempt(LESSON, "q1", ["x" * 15_998], False)  # refused
+        await until(pilot, lambda: len(app._notifications) > 0)
+        assert [str(n.message) for n in app._notifications] == [REFUSED[lang]]
+        assert len(app.ctx.store.attempts(LESSON, "q1")) == 1

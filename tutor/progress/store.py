@@ -28,6 +28,10 @@ _URL_SCHEMES = ("postgresql://", "postgres://")
 MAX_TEXT_CHARS = 2000
 MAX_ATTEMPTS_PER_QUESTION = 500
 MAX_SUBMISSIONS_PER_LESSON = 20
+# A quiz answer is stored as JSON of at most this many characters; bigger ones (a list or
+# a dict of any size) are refused. A text answer cut at MAX_TEXT_CHARS always fits: a
+# character is at most 6 in JSON (\u0000), 12,002 in all.
+MAX_ANSWER_JSON_CHARS = 16_000
 
 
 class StoreError(RuntimeError):
@@ -36,7 +40,13 @@ class StoreError(RuntimeError):
 
 class StoreLimitError(StoreError):
     """A write that would pass one of the per-learner limits above; its message is the
-    sentence the learner reads."""
+    sentence a command line prints, its `code` and `values` what the app says it with in
+    the learner's language (store.CODE in strings.toml)."""
+
+    def __init__(self, message: str, code: str, **values: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,13 @@ from tutor.content.cache import LessonContent
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
-from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
+from tutor.progress.store import (
+    ProgressStore,
+    StoreError,
+    StoreLimitError,
+    open_in_background,
+    open_store,
+)
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
@@ -388,8 +394,13 @@ class TutorApp(App[None]):
     def _write_failed(self, error: Exception) -> None:
         """A full disk, a broken progress file, an unreachable database or a per-learner
         limit: the learner hears that the last change
-        was not saved and goes on; what was saved before stays saved."""
-        self.notify(t("store.write_failed", self.lang, error=error), severity="error", timeout=10)
+        was not saved and goes on; what was saved before stays saved. A limit is said in
+        the learner's language (StoreLimitError's code), anything else as it came."""
+        reason: object = error
+        if isinstance(error, StoreLimitError):
+            values = {name: f"{value:,}" for name, value in error.values.items()}
+            reason = t(f"store.{error.code}", self.lang, **values)
+        self.notify(t("store.write_failed", self.lang, error=reason), severity="error", timeout=10)
 
     def on_input_held(self, _message: InputHeld) -> None:
         """The driver stopped reading keys until the app catches up (tutor.tui.driver)."""
