@@ -7,8 +7,10 @@ The real `tutor` runs on a pty at 80×24, drawn on a pyte screen; its memory is 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -16,9 +18,12 @@ from pathlib import Path
 
 import pyte
 import pytest
+from textual import events
+from textual.message import Message
 
 from tests.tui.conftest import LEARNER, tutor_on_pty
-from tutor.tui.driver import MAX_PASTE_CHARS, PasteCap
+from tutor.tui.app import TutorApp
+from tutor.tui.driver import MAX_PASTE_CHARS, MAX_WAITING_EVENTS, InputHeld, PacedDriver, PasteCap
 
 COLUMNS, ROWS = 80, 24
 MB = 1024 * 1024
@@ -191,3 +196,60 @@ def test_the_paste_limit_is_the_longest_text_a_field_takes() -> None:
     from tutor.core.tokenize import MAX_TEXT_CHARS
 
     assert MAX_PASTE_CHARS == MAX_TEXT_CHARS
+
+
+# the wait for the app, with the app stuck --------------------------------------------
+
+
+async def test_keys_wait_for_a_stuck_app_and_the_learner_is_told(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """PacedDriver's input side, fed keys from a thread as its input thread would be, while
+    the app handles nothing: it hands over MAX_WAITING_EVENTS keys, waits, says so, and
+    goes on once the app catches up."""
+    sent: list[Message] = []
+
+    class Watched(PacedDriver):
+        def send_message(self, message: Message) -> None:
+            sent.append(message)
+            super().send_message(message)
+
+    async def until(check: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not check():
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGTSTP, signal.SIGCONT)}
+    app = make_app(lang="en", guest=True)
+    async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+        driver = Watched(app)
+        gate = asyncio.Event()
+        app.call_later(gate.wait)  # the app is stuck until the gate opens
+        handed: list[int] = []
+
+        def type_keys() -> None:
+            for number in range(3 * MAX_WAITING_EVENTS):
+                driver.process_message(events.Key("x", "x"))
+                handed.append(number)
+
+        typist = threading.Thread(target=type_keys)
+        typist.start()
+        try:
+            await until(lambda: any(isinstance(m, InputHeld) for m in sent))
+            keys = [m for m in sent if isinstance(m, events.Key)]
+            assert len(keys) == MAX_WAITING_EVENTS and len(handed) == MAX_WAITING_EVENTS - 1
+            gate.set()
+            await until(lambda: len(handed) == 3 * MAX_WAITING_EVENTS)
+            held = "Keys are coming faster than the tutor can handle them"
+            await until(lambda: any(held in str(n.message) for n in app._notifications))
+            handled = asyncio.Event()  # after the last key, before the app stops
+            driver.send_message(events.Callback(callback=handled.set))
+            await until(handled.is_set)
+            await pilot.pause()
+        finally:
+            gate.set()
+            driver.exit_event.set()
+            typist.join()
+            for number, handler in handlers.items():
+                signal.signal(number, handler)

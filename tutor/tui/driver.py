@@ -123,7 +123,8 @@ class PacedDriver(LinuxDriver):
         self._unchecked = 0  # events sent since the last checkpoint (input thread)
         self._sent = 0  # checkpoints sent after the batches (input thread)
         self._reached = 0  # the last one the app reached (the app's thread)
-        self._reaching: MessagePump | None = None  # where the last one waits to be reached
+        # the last checkpoint the app routed, and the widget it waits in to be reached
+        self._reaching: tuple[int, MessagePump] | None = None
         self._caught_up = threading.Condition()
         self._noted_at = -HELD_NOTE_EVERY_S
 
@@ -146,8 +147,10 @@ class PacedDriver(LinuxDriver):
                     return True
             if self.exit_event.is_set():
                 return False
-            if self._reaching is not None and not self._reaching.is_running:
-                return True  # the widget went away with the batch: it is handled
+            reaching = self._reaching
+            if reaching is not None and reaching[0] == self._sent and not reaching[1].is_running:
+                self._reach(reaching[0])  # the widget went away with the batch: handled
+                return True
             now = time.monotonic()
             if now - held_since > HELD_NOTE_AFTER_S and now - self._noted_at > HELD_NOTE_EVERY_S:
                 self._noted_at = now
@@ -163,9 +166,10 @@ class PacedDriver(LinuxDriver):
             target: MessagePump | None = self._app.focused or self._app.screen
         except ScreenStackError:
             target = None
-        self._reaching = target
         if target is None or not target.call_later(self._reach, checkpoint):
             self._reach(checkpoint)
+        else:
+            self._reaching = (checkpoint, target)
 
     def _reach(self, checkpoint: int) -> None:
         with self._caught_up:
