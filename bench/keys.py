@@ -47,7 +47,7 @@ from tutor.core.tokenize import get_scheme
 from tutor.progress.store import default_learner
 from tutor.tui.app import TutorApp
 from tutor.tui.i18n import t
-from tutor.tui.screens.page import PageScreen
+from tutor.tui.screens.page import PageScreen, Prose
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.neighbours import NeighboursPanel
@@ -262,8 +262,9 @@ async def paste_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[lis
 
 
 def page_shown(app: TutorApp, number: int) -> Callable[[], bool]:
-    """The page's screen is current and mounted with its key line: the frame after this
-    draws the whole page (widgets that compute may still show "计算中…" in it)."""
+    """The page's screen is current and mounted with its key line and the text of every
+    passage on its first screen: the frame after this draws the page (widgets that compute
+    may still show "计算中…" in it)."""
 
     def shown() -> bool:
         screen = app.screen
@@ -272,6 +273,8 @@ def page_shown(app: TutorApp, number: int) -> Callable[[], bool]:
             and screen.page.number == number
             and screen.is_mounted
             and bool(screen.query(KeyBar))
+            # Textual parses markdown on a thread: a passage drawn empty is not a page drawn
+            and all(prose.children for prose in screen.query(Prose))
         )
 
     return shown

@@ -15,7 +15,15 @@ phase is warm-up and not counted. Before it, every learner sits idle for 5 s in 
 focused field (served sessions do not blink the cursor) and the CPU that costs is
 recorded too, split like the typing phase's into server, children and this client.
 Memory: VmRSS (and PSS, which splits shared pages fairly) of the server and every process
-under it, sampled at the end of the phase.
+under it, sampled at the end of the idle phase and of the typing phase; per learner, the
+PSS of the learners' own processes (the tutors) divided by their number.
+
+Sessions start either way `tutor serve --session-start` allows, side by side in one run
+(default: both): `fork` (forks of the pre-loaded session template) and `spawn` (a fresh
+Python each). `--idle N` adds N learners who open the lesson list and sit there (no cursor
+blinks, no input) while the others type. `--first-screens` measures instead the time from
+connecting to the lesson list on screen while 10 learners connect at once (three rounds
+on one server, each closing its sessions before the next).
 
 --abuse measures the server under attack instead, with its default limits:
 - input flood: one keyed learner's client tries to send 1 GB (64 KB writes, each awaiting
@@ -38,6 +46,7 @@ import random
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -222,16 +231,44 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
+def is_session(pid: int) -> bool:
+    """A learner's tutor: it leads its own session on a terminal (the server and the
+    session template have none)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[3]) == pid and int(fields[4]) != 0
+
+
+def pss(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def memory(root: int) -> dict[str, float]:
-    rss = pss = 0
+    """RSS and PSS of the server's whole tree, and the PSS of its sessions alone."""
+    rss = total = 0
+    sessions: list[int] = []
     pids = process_tree(root)
     for pid in pids:
         with contextlib.suppress(OSError):
             rss += proc_status(pid)["VmRSS"]
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    pss += int(line.split()[1]) * 1024
-    return {"processes": len(pids), "rss_mb": mb(rss), "pss_mb": mb(pss)}
+            own = pss(pid)
+            total += own
+            if is_session(pid):
+                sessions.append(own)
+    count = len(sessions)
+    return {
+        "processes": len(pids),
+        "sessions": count,
+        "rss_mb": mb(rss),
+        "pss_mb": mb(total),
+        "pss_mb_sessions": mb(sum(sessions)),
+        "pss_mb_per_session": round(sum(sessions) / MB / count, 1) if count else 0.0,
+        # with --idle, most learners sit on the lesson list: the median is one of them
+        "pss_mb_session_median": mb(statistics.median(sessions)) if count else 0.0,
+    }
 
 
 def cpu_share(server: int, children: Sequence[int]) -> Callable[[float], dict[str, float]]:
@@ -268,20 +305,40 @@ def cpu_seconds(pids: Sequence[int]) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[str, object]:
-    """One fresh server, `sessions` learners typing for `phase_s` seconds."""
+async def open_idle(port: int, key: asyncssh.SSHKey, marks: dict[str, str]) -> Learner:
+    """A learner who opens the lesson list and does nothing more."""
+    conn = await connect(port, key)
+    _, learner = await conn.create_session(
+        Learner, term_type="xterm-256color", term_size=(COLS, ROWS), encoding=None
+    )
+    learner.conn = conn
+    await learner.wait_for(lambda s: marks["home"] in s, "the home screen")
+    learner.screen = None
+    return learner
+
+
+def many_learners(sessions: int) -> list[str]:
+    """`tutor serve` options for `sessions` learners, all from 127.0.0.1, set up at once."""
+    return [
+        "--max-sessions", str(sessions), "--max-connections", str(sessions + 20),
+        "--rate", "1000", "--burst", str(sessions + 10),
+        "--login-timeout", "600", "--idle-timeout", "3600",
+        "--max-sessions-per-address", str(sessions), "--max-sessions-per-key", "3",
+        "--max-connections-per-address", str(sessions + 10),
+    ]  # fmt: skip
+
+
+async def level(
+    sessions: int, phase_s: float, marks: dict[str, str], how: str, idle: int = 0
+) -> dict[str, object]:
+    """One fresh server, `sessions` learners typing for `phase_s` seconds beside `idle`
+    learners who only opened the lesson list."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
-        server = serve(
-            port, data_dir, "--max-sessions", str(sessions), "--rate", "1000",
-            "--burst", str(sessions + 10), "--login-timeout", "600", "--idle-timeout", "3600",
-            # every learner here comes from 127.0.0.1
-            "--max-sessions-per-address", str(sessions),
-            "--max-connections-per-address", str(sessions + 10),
-        )  # fmt: skip
+        server = serve(port, data_dir, "--session-start", how, *many_learners(sessions + idle))
         try:
             await wait_listening(server)
-            keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions)]
+            keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(sessions + idle)]
             started = time.perf_counter()
             gate = asyncio.Semaphore(4)  # children start on 2 cores: a few at a time
 
@@ -289,18 +346,24 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
                 async with gate:
                     return await open_learner(port, key, marks)
 
+            async def sitting(key: asyncssh.SSHKey) -> Learner:
+                async with gate:
+                    return await open_idle(port, key, marks)
+
             # the first learner alone: the progress database of a fresh data dir must
             # exist before children open it together (concurrent first opens can fail
             # with "database is locked" when switching it to WAL)
             learners = [await opened(keys[0])]
-            learners += await asyncio.gather(*(opened(k) for k in keys[1:]))
+            learners += await asyncio.gather(*(opened(k) for k in keys[1:sessions]))
+            idlers = await asyncio.gather(*(sitting(k) for k in keys[sessions:]))
             setup_s = time.perf_counter() - started
             loop = asyncio.get_running_loop()
             children = process_tree(server.pid)[1:]
             share = cpu_share(server.pid, children)
             idle_s = min(IDLE_S, phase_s)
             await asyncio.sleep(idle_s)  # every learner idle in a focused text field
-            idle = share(idle_s)
+            idle_share = share(idle_s)
+            at_rest = memory(server.pid)
             share = cpu_share(server.pid, children)
             begin = time.perf_counter()
             until = loop.time() + phase_s
@@ -315,7 +378,7 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
                 lat for lr in learners for sent, lat in lr.latencies if sent - begin >= WARMUP_S
             ]
             unanswered = sum(len(lr.sent) for lr in learners)
-            for learner in learners:
+            for learner in [*learners, *idlers]:
                 assert learner.conn is not None
                 learner.conn.close()
         finally:
@@ -323,16 +386,20 @@ async def level(sessions: int, phase_s: float, marks: dict[str, str]) -> dict[st
     if not counted:
         raise RuntimeError(f"{sessions} sessions: no key was answered")
     return {
+        "session_start": how,
         "sessions": sessions,
+        "idle_sessions": idle,
         "setup_s": round(setup_s, 1),
         "keys_sent": sum(len(lr.latencies) for lr in learners) + unanswered,
         "keys_unanswered": unanswered,
         **summary_ms(counted),
         "cpu_share_typing": typing,
-        "cpu_share_idle": idle,
-        **{f"server_{k}": v for k, v in used.items()},
-        "rss_mb_per_session": round(used["rss_mb"] / sessions, 1),
-        "pss_mb_per_session": round(used["pss_mb"] / sessions, 1),
+        "cpu_share_idle": idle_share,
+        # everything under the server (itself, the template, the tutors) per learner
+        "rss_mb_per_session": round(used["rss_mb"] / (sessions + idle), 1),
+        "pss_mb_total_per_session": round(used["pss_mb"] / (sessions + idle), 1),
+        "memory_idle": at_rest,
+        "memory_after_typing": used,
     }
 
 
@@ -371,22 +438,28 @@ async def stopped(server: subprocess.Popen[str]) -> None:
         server.wait()
 
 
-async def first_screen(
-    port: int, marks: dict[str, str], source: str = "127.0.0.1"
-) -> tuple[float, asyncssh.SSHClientConnection, asyncssh.SSHClientProcess[bytes]]:
-    """Seconds from connecting (a new key) to the lesson list on screen."""
-    begin = time.perf_counter()
-    conn = await asyncssh.connect(
+async def connect(
+    port: int, key: asyncssh.SSHKey, source: str = "127.0.0.1"
+) -> asyncssh.SSHClientConnection:
+    return await asyncssh.connect(
         "127.0.0.1",
         port,
         local_addr=(source, 0),
         username="learner",
-        client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        client_keys=[key],
         known_hosts=None,
         agent_path=None,
         config=None,
         preferred_auth="publickey",
     )
+
+
+async def first_screen(
+    port: int, marks: dict[str, str], source: str = "127.0.0.1"
+) -> tuple[float, asyncssh.SSHClientConnection, asyncssh.SSHClientProcess[bytes]]:
+    """Seconds from connecting (a new key) to the lesson list on screen."""
+    begin = time.perf_counter()
+    conn = await connect(port, asyncssh.generate_private_key("ssh-ed25519"), source)
     process = await conn.create_process(
         term_type="xterm-256color", term_size=(COLS, ROWS), encoding=None
     )
@@ -401,6 +474,33 @@ async def first_screen(
     return time.perf_counter() - begin, conn, process
 
 
+async def first_screens(
+    marks: dict[str, str], how: str, at_once: int, rounds: int
+) -> dict[str, object]:
+    """Time to the lesson list while `at_once` learners connect together, `rounds` times."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        server = serve(port, data_dir, "--session-start", how, *many_learners(at_once))
+        try:
+            await wait_listening(server)
+            # the progress database of a fresh data dir is created by a first session
+            _, conn, _ = await first_screen(port, marks)
+            conn.close()
+            await conn.wait_closed()
+            times: list[float] = []
+            for _ in range(rounds):
+                opened = await asyncio.gather(*(first_screen(port, marks) for _ in range(at_once)))
+                times += [seconds for seconds, _, _ in opened]
+                for _, conn, _ in opened:
+                    conn.close()
+                    await conn.wait_closed()
+                while len(process_tree(server.pid)) > (2 if how == "fork" else 1):
+                    await asyncio.sleep(0.1)  # every session of the round has ended
+        finally:
+            await stopped(server)
+    return {"session_start": how, "at_once": at_once, "rounds": rounds, **summary_ms(times)}
+
+
 async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list[dict[str, object]]:
     """Server memory while one client floods its session, tutor reading and stopped."""
     results = []
@@ -412,7 +512,7 @@ async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list
                 await wait_listening(server)
                 _, conn, process = await first_screen(port, marks)
                 drain_output = asyncio.create_task(process.stdout.read(-1))
-                (child,) = process_tree(server.pid)[1:]
+                (child,) = [pid for pid in process_tree(server.pid) if is_session(pid)]
                 if stalled:
                     os.kill(child, signal.SIGSTOP)
                 await asyncio.sleep(1.0)
@@ -548,6 +648,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--abuse", action="store_true", help="an input flood and a silent-connection flood"
     )
+    parser.add_argument(
+        "--session-start",
+        nargs="+",
+        choices=("fork", "spawn"),
+        default=["fork", "spawn"],
+        help="how the server starts sessions; each is measured in turn (default: both)",
+    )
+    parser.add_argument(
+        "--idle", type=int, default=0, metavar="N", help="idle learners beside the typing ones"
+    )
+    parser.add_argument(
+        "--first-screens",
+        action="store_true",
+        help="time to the first screen while 10 learners connect at once",
+    )
     args = parser.parse_args(argv)
     info = machine()
     if args.abuse:
@@ -563,22 +678,47 @@ def main(argv: Sequence[str] | None = None) -> None:
             }
         )
         return
+    marks = setup_marks()
+    if args.first_screens:
+        at_once, rounds = (3, 1) if args.quick else (FIRST_SCREENS, 3)
+        emit(
+            {
+                "benchmark": "ssh-first-screen",
+                "machine": info,
+                "quick": args.quick,
+                "method": f"{at_once} new learners connect at once to one tutor serve, "
+                f"{rounds} rounds; connect -> the lesson list on a pyte screen",
+                "by_session_start": [
+                    asyncio.run(first_screens(marks, how, at_once, rounds))
+                    for how in args.session_start
+                ],
+                "target": {"at_once": 10, "p95_ms": 150},
+            }
+        )
+        return
     levels, phase_s = ([2], 2.0) if args.quick else ([10, 25, 50], 30.0)
     levels = args.sessions or levels
     phase_s = args.seconds or phase_s
-    marks = setup_marks()
-    results = [asyncio.run(level(n, phase_s, marks)) for n in levels]
+    if args.idle:  # hundreds of sessions: more than the common open-file limit allows
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    results = [
+        asyncio.run(level(n, phase_s, marks, how, args.idle))
+        for n in levels
+        for how in args.session_start
+    ]
     emit(
         {
             "benchmark": "ssh",
             "machine": info,
             "quick": args.quick,
             "method": "tutor serve subprocess on loopback; asyncssh clients with ptys typing "
-            "into page 2's text field every 200 ms (open loop); key -> first output bytes",
+            "into page 2's text field every 200 ms (open loop); key -> first output bytes; "
+            "idle learners on the lesson list beside them",
             "phase_s": phase_s,
             "warmup_s": WARMUP_S,
             "levels": results,
-            "target": {"sessions": 50, "p95_ms": 150},
+            "target": {"sessions": 50, "p95_ms": 150, "idle_pss_mb_per_session": 15},
             "target_met": any(r["sessions"] == 50 and r["p95_ms"] <= 150 for r in results),  # type: ignore[operator]
         }
     )

@@ -215,6 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
         "server (each holds a core for up to a few minutes); default 0: off",
     )
     serve.add_argument(
+        "--session-start",
+        choices=("fork", "spawn"),
+        default="fork",
+        help="fork: each session is a fork of one pre-loaded template process (light: "
+        "shared memory, quick start; the default); spawn: each starts a fresh Python",
+    )
+    serve.add_argument(
         "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
     )
     serve.add_argument(

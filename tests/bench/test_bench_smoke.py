@@ -93,15 +93,22 @@ def check_train(r: dict) -> None:
 
 
 def check_ssh(r: dict) -> None:
-    (level,) = r["levels"]
-    assert level["sessions"] == 2
-    assert level["n"] > 0 and level["keys_sent"] >= level["n"]
-    assert 0 < level["median_ms"] <= level["p95_ms"]
-    for phase in ("cpu_share_typing", "cpu_share_idle"):
-        assert set(level[phase]) == {"server", "children", "client"}
-        assert all(0 <= share <= 1.5 for share in level[phase].values())
-    assert level["server_processes"] >= 3  # the server and one child per session
-    assert level["server_rss_mb"] > level["server_pss_mb"] > 0
+    levels = r["levels"]
+    # side by side: sessions forked from the template, then spawned
+    assert [level["session_start"] for level in levels] == ["fork", "spawn"]
+    for level in levels:
+        assert level["sessions"] == 2
+        assert level["n"] > 0 and level["keys_sent"] >= level["n"]
+        assert 0 < level["median_ms"] <= level["p95_ms"]
+        for phase in ("cpu_share_typing", "cpu_share_idle"):
+            assert set(level[phase]) == {"server", "children", "client"}
+            assert all(0 <= share <= 1.5 for share in level[phase].values())
+        for memory in (level["memory_idle"], level["memory_after_typing"]):
+            # the server, one child per session, and the template when forking
+            processes = 4 if level["session_start"] == "fork" else 3
+            assert (memory["processes"], memory["sessions"]) == (processes, 2)
+            assert memory["rss_mb"] > memory["pss_mb"] > memory["pss_mb_sessions"] > 0
+            assert abs(memory["pss_mb_per_session"] - memory["pss_mb_sessions"] / 2) <= 0.1
 
 
 def check_report(r: dict) -> None:

@@ -46,6 +46,34 @@ def child_pids_of(pid: int) -> list[int]:
     return found
 
 
+def _stat_fields(pid: int) -> list[str]:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie nobody has reaped yet."""
+    try:
+        return _stat_fields(pid)[0] == "Z"
+    except OSError:
+        return True
+
+
+def session_pids_of(server_pid: int) -> list[int]:
+    """The learners' tutors under a server: its children or its session template's that
+    lead a session of their own on a terminal (zombies included)."""
+    found = []
+    for pid in child_pids_of(server_pid):
+        for candidate in (pid, *child_pids_of(pid)):
+            try:
+                fields = _stat_fields(candidate)
+            except OSError:
+                continue
+            if int(fields[3]) == candidate and int(fields[4]) != 0:  # session id, tty
+                found.append(candidate)
+    return found
+
+
 # Processes that were already this runner's children when the current test began. Where the
 # test runner is the container's first process (PID 1), every orphan on the machine, such as
 # the throwaway PostgreSQL's server after `pg_ctl` exits, becomes its child; those are not
@@ -105,10 +133,30 @@ async def start_cli(
     return proc, port, fingerprint
 
 
+def running_template(pid: int) -> bool:
+    """A (live) session template: its command line names the module."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"tutor.serve.template" in cmdline and not gone(pid)
+
+
 async def assert_no_children(server: TutorServer) -> None:
-    """Every session's child was reaped: the server's books and /proc agree."""
+    """Every session's child was reaped: the server's books and /proc agree. Running
+    servers' session templates are the only children left, and they have none; a stopped
+    server's template is gone too."""
     await wait_until(lambda: not server.children and not server.closing, "sessions to end")
-    await wait_until(lambda: own_child_pids() == [], "no child processes")
+    if server.template is not None and server.template.stopping:
+        assert server.template.pid is None
+    await wait_until(
+        lambda: [pid for pid in own_child_pids() if not running_template(pid)] == [],
+        lambda: f"no child processes but templates: {own_child_pids()}",
+    )
+    templates = [pid for pid in child_pids_of(os.getpid()) if running_template(pid)]
+    await wait_until(
+        lambda: all(child_pids_of(pid) == [] for pid in templates), "the templates' sessions"
+    )
 
 
 class _GuestClient(asyncssh.SSHClient):

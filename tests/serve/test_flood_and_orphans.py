@@ -14,7 +14,14 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import SilentFlood, Terminal, child_pids_of, start_cli, wait_until
+from tests.serve.conftest import (
+    SilentFlood,
+    Terminal,
+    gone,
+    session_pids_of,
+    start_cli,
+    wait_until,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,15 +36,6 @@ def memory_mb(pid: int, field: str) -> float:
         if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     raise AssertionError(f"no {field} for {pid}")
-
-
-def gone(pid: int) -> bool:
-    """Exited: no such process, or a zombie nobody has reaped yet."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2] == "Z"
 
 
 async def settled_size(chan: asyncssh.SSHClientChannel[bytes]) -> int:
@@ -56,7 +54,7 @@ async def test_an_input_flood_toward_a_stalled_tutor_does_not_grow_the_server(
     try:
         term = await Terminal.open(port, keys["alice"])
         await term.wait_for(*HOME_WORDS)
-        (child,) = child_pids_of(proc.pid)
+        (child,) = session_pids_of(proc.pid)
         os.kill(child, signal.SIGSTOP)  # a tutor that reads nothing: the worst case
         Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # restart the peak (VmHWM)
         before = memory_mb(proc.pid, "VmRSS")
@@ -84,7 +82,7 @@ async def test_tutors_die_with_a_killed_server_that_ignored_hangup(
     terms = [await Terminal.open(port, keys[name]) for name in ("alice", "bob")]
     for term in terms:
         await term.wait_for(*HOME_WORDS)
-    children = child_pids_of(proc.pid)
+    children = session_pids_of(proc.pid)
     assert len(children) == 2
     proc.kill()
     await asyncio.to_thread(proc.wait, 30)

@@ -12,7 +12,13 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, child_pids_of, own_child_pids, start_cli, wait_until
+from tests.serve.conftest import (
+    Terminal,
+    own_child_pids,
+    session_pids_of,
+    start_cli,
+    wait_until,
+)
 from tutor.cli import main
 from tutor.serve.hostkey import HostKeyError, host_key_path, load_or_create_host_key
 
@@ -74,7 +80,7 @@ async def test_cli_prints_the_same_fingerprint_after_a_restart_and_reaps_on_stop
 
     term = await Terminal.open(port, keys["alice"])
     await term.wait_for("embedding", "lesson")
-    (child,) = child_pids_of(proc.pid)
+    (child,) = session_pids_of(proc.pid)
     proc.send_signal(signal.SIGTERM)
     assert await asyncio.to_thread(proc.wait, 30) == 0
     assert await term.closed() == 1

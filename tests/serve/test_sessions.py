@@ -36,11 +36,26 @@ def child_argv(pid: int) -> list[str]:
 
 
 async def only_child(server: TutorServer) -> int:
-    """The one live child, once its exec is complete (until then /proc shows no arguments)."""
+    """The one live child, once a spawned one's exec is complete (until then /proc shows
+    no arguments)."""
     await wait_until(lambda: len(server.children) == 1, "the child")
     (pid,) = server.children
-    await wait_until(lambda: child_argv(pid) != [], "the child's exec")
+    if not server.children[pid].forked:
+        await wait_until(lambda: child_argv(pid) != [], "the child's exec")
     return pid
+
+
+def session_env(server: TutorServer, pid: int) -> dict[str, str]:
+    """A session's environment: as the kernel holds it for a spawned child; for a fork of
+    the session template (where /proc shows the template's), the one the server gave it,
+    which test_template.py shows a fork gets exactly."""
+    child = server.children[pid]
+    return child.env if child.forked else child_env(pid)
+
+
+def session_argv(server: TutorServer, pid: int) -> list[str]:
+    child = server.children[pid]
+    return list(child.argv) if child.forked else child_argv(pid)
 
 
 def painted(term: Terminal, row: int) -> bool:
@@ -99,10 +114,10 @@ async def test_learner_id_is_the_key_fingerprint(
         conn = await connect(reaped.port, keys[name], username="root")
         process = await conn.create_process(term_type="xterm", term_size=(80, 24))
         pid = await only_child(reaped)
-        argv = child_argv(pid)
+        argv = session_argv(reaped, pid)
         learner = argv[argv.index("--learner") + 1]
-        assert child_env(pid)["TUTOR_LEARNER"] == learner
-        assert child_env(pid)["TUTOR_DATA_DIR"] == str(reaped.config.data_dir)
+        assert session_env(reaped, pid)["TUTOR_LEARNER"] == learner
+        assert session_env(reaped, pid)["TUTOR_DATA_DIR"] == str(reaped.config.data_dir)
         ids.append(learner)
         process.close()
         conn.close()
@@ -152,7 +167,7 @@ async def test_child_environment_is_clean(
         env={"COLORTERM": "truecolor", "LD_PRELOAD": "/tmp/evil.so", "LANG": "xx"},
     )
     pid = await only_child(reaped)
-    env = child_env(pid)
+    env = session_env(reaped, pid)
     assert env == {
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
@@ -180,7 +195,7 @@ async def test_guest_gets_a_scratch_data_dir_that_is_removed(reaped: TutorServer
     term = await Terminal.open(reaped.port, None)
     await term.wait_for(*HOME_WORDS)
     pid = await only_child(reaped)
-    env = child_env(pid)
+    env = session_env(reaped, pid)
     assert env["TUTOR_GUEST"] == "1"
     assert env["TUTOR_LEARNER"] == "guest"
     scratch = Path(env["TUTOR_DATA_DIR"])

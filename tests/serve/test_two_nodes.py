@@ -21,7 +21,7 @@ import psycopg
 import pytest
 
 from tests.postgres import PostgresServer
-from tests.serve.conftest import Terminal, child_pids_of, wait_until
+from tests.serve.conftest import Terminal, gone, session_pids_of, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -45,22 +45,9 @@ async def start_node(database: str, data: Path) -> tuple[subprocess.Popen[str], 
     return proc, int(re.search(r"port (\d+)", banner)[1])  # type: ignore[index]
 
 
-def processes_using(database: str) -> list[int]:
-    """Every process whose environment names this database: the learners' tutors."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if f"TUTOR_DATABASE={database}".encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
 def on_b_pid(node: subprocess.Popen[str]) -> int:
     """The one learner's tutor that B runs."""
-    (pid,) = child_pids_of(node.pid)
+    (pid,) = session_pids_of(node.pid)
     return pid
 
 
@@ -113,12 +100,14 @@ async def test_two_servers_on_one_database_are_one_tutor(
         await refused.wait_for("already have 2 tutor sessions open with this key on")
         assert await refused.closed() == 1
 
+        (tutor_on_a,) = session_pids_of(node_a.pid)
         node_a.send_signal(signal.SIGKILL)  # mid-session, no chance to clean up
         await asyncio.to_thread(node_a.wait, 30)
         await wait_until(lambda: open_sessions(database) == 1, "A's slot to be given back")
         await on_a.hang_up()
         # A's learner process ends with its terminal; none is left behind
-        await wait_until(lambda: processes_using(database) == [on_b_pid(node_b)], "A's tutor gone")
+        await wait_until(lambda: gone(tutor_on_a), "A's tutor gone")
+        on_b_pid(node_b)  # B's is still there
 
         await on_b.hang_up()  # the learner closes her laptop
         await wait_until(lambda: open_sessions(database) == 0, "B's session to end")

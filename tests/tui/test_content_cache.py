@@ -15,7 +15,7 @@ from tests.tui.conftest import settle
 from tests.tui.test_error_screen import BROKEN
 from tutor.cachefile import read_cached, write_cached
 from tutor.content import load_lessons
-from tutor.content.cache import LessonContent
+from tutor.content.cache import LessonContent, open_content, preload_content
 from tutor.content.index import index_of
 from tutor.core.paths import content_dir
 from tutor.tui import i18n
@@ -66,6 +66,21 @@ def test_an_edited_or_added_file_is_a_miss(content: Path, cache_dir: Path) -> No
     added = LessonContent(content, cache_dir)
     assert not added.from_cache
     assert added.index.lessons[0].pages[-1].title == "多出来的一页"
+
+
+def test_preloaded_content_is_handed_out_while_its_files_are_unchanged(
+    content: Path, cache_dir: Path
+) -> None:
+    """`tutor serve`'s session template reads the lessons once; its forks reuse them."""
+    preloaded = preload_content(content, cache_dir)
+    assert open_content(content, cache_dir) is preloaded
+    other = content.parent / "other"
+    shutil.copytree(content, other)
+    assert open_content(other, cache_dir) is not preloaded  # another root
+    page = page_file(content)
+    page.write_text(page.read_text(encoding="utf-8") + "\n改过", encoding="utf-8")
+    fresh = open_content(content, cache_dir)
+    assert fresh is not preloaded and not fresh.from_cache
 
 
 def test_a_cache_that_is_not_ours_is_a_miss(content: Path, cache_dir: Path) -> None:

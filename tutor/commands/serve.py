@@ -174,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
         burst=args.burst,
         app_args=_app_args(args),
         database=database,
+        session_start=args.session_start,
     )
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr

@@ -106,6 +106,26 @@ class LessonContent:
             return None
 
 
+# content read once by `tutor serve`'s session template, shared by every session it forks
+_preloaded: dict[tuple[str, str], LessonContent] = {}
+
+
+def preload_content(root: Path, cache_dir: Path | None) -> LessonContent:
+    """Read the content under `root` now, for `open_content` to hand out later."""
+    content = LessonContent(root, cache_dir)
+    _preloaded[str(root), str(cache_dir)] = content
+    return content
+
+
+def open_content(root: Path, cache_dir: Path | None) -> LessonContent:
+    """The content under `root`: the preloaded one while its files are unchanged (a served
+    session forked from the template finds it in memory), else read now."""
+    content = _preloaded.get((str(root), str(cache_dir)))
+    if content is not None and content._key == _key(root):
+        return content
+    return LessonContent(root, cache_dir)
+
+
 def _key(root: Path) -> dict[str, object]:
     """Everything a full load's conclusion depends on (see the module docstring)."""
     from tutor import __version__

@@ -21,9 +21,13 @@ import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES
 from tutor.serve.identity import Identity
+
+if TYPE_CHECKING:
+    from tutor.serve.template import SessionTemplate
 
 MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
 DEFAULT_TERM = "xterm-256color"
@@ -77,18 +81,12 @@ def child_environment(
     sends COLORTERM unless asked to, so a `*-direct` TERM also counts as truecolor.
     """
     term = term if term and _SAFE_TERM.fullmatch(term) else DEFAULT_TERM
-    package_parent = Path(__file__).resolve().parents[2]
     env = {
         "TERM": term,
-        "LANG": "C.UTF-8",
-        "PATH": MINIMAL_PATH,
+        **base_environment(),
         "TUTOR_DATA_DIR": str(data_dir),
         "TUTOR_LEARNER": identity.learner_id,
         "TUTOR_REMOTE": "1",
-        # the child imports the very tutor package the server runs
-        "PYTHONPATH": str(package_parent),
-        # many learners share the cores: one numeric thread per session
-        "OMP_NUM_THREADS": "1",
         CRASH_FD_VARIABLE: str(CRASH_FD),
     }
     for name, allowed in _CLIENT_COLOUR_VARS.items():
@@ -106,6 +104,19 @@ def child_environment(
     return env
 
 
+def base_environment() -> dict[str, str]:
+    """What every process the server starts for learners has in its environment, whoever
+    the learner: the session template's whole environment (template.py)."""
+    return {
+        "LANG": "C.UTF-8",
+        "PATH": MINIMAL_PATH,
+        # the child imports the very tutor package the server runs
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        # many learners share the cores: one numeric thread per session
+        "OMP_NUM_THREADS": "1",
+    }
+
+
 class ChildTerminal:
     """A child process whose controlling terminal is a new pty, and the pty's master end.
 
@@ -114,6 +125,10 @@ class ChildTerminal:
     app. The child is reaped through a pidfd, without a SIGCHLD handler. A crash report,
     if the child writes one, arrives on a pipe (fd 3 in the child) and is kept in
     `crash_report`.
+
+    With a session `template` (template.py) the child is a fork of it instead, set up the
+    same way; the template reaps it and reports its exit. Should the template be unable
+    to, the child is spawned after all.
     """
 
     def __init__(
@@ -124,11 +139,14 @@ class ChildTerminal:
         on_output: Callable[[bytes], None],
         on_exit: Callable[[int], None],
         on_drained: Callable[[], None] = lambda: None,
+        template: SessionTemplate | None = None,
+        on_started: Callable[[ChildTerminal], None] = lambda child: None,
     ) -> None:
         self._loop = asyncio.get_running_loop()
         self._on_output = on_output
         self._on_exit = on_exit
         self._on_drained = on_drained
+        self._on_started = on_started
         self._pending = bytearray()
         self._reading = False
         self._source_paused = False  # write() said stop; on_drained says go on
@@ -136,44 +154,95 @@ class ChildTerminal:
         self.returncode: int | None = None
         self.exited: asyncio.Future[int] = self._loop.create_future()
         self.crash_report = bytearray()
+        self.argv = tuple(argv)
+        self.env = dict(env)
+        self.forked = False  # from the session template, not spawned
+        # the child's pid: at once when spawned, when the template answers when forked
+        # (input, output and resizes meanwhile go through the pty as usual); None if it
+        # never started
+        self.pid: int | None = None
+        self.started: asyncio.Future[int | None] = self._loop.create_future()
+        self._pidfd: int | None = None
         self.master, slave = os.openpty()
         self._crash_pipe, crash_end = os.pipe()
+        asked = False  # the template has the pty's end and the crash pipe's until it answers
         try:
             termios.tcsetwinsize(self.master, (size[1], size[0]))
-            self.pid = os.posix_spawn(
-                argv[0],
-                list(argv),
-                dict(env),
-                file_actions=[
-                    (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
-                    (os.POSIX_SPAWN_DUP2, 0, 1),
-                    (os.POSIX_SPAWN_DUP2, 0, 2),
-                    (os.POSIX_SPAWN_DUP2, crash_end, CRASH_FD),
-                ],
-                setsid=True,
-                setsigdef=_RESETTABLE_SIGNALS,
-                setsigmask=set(),
-            )
+            if template is not None and template.usable:
+                asked = self._ask(template, slave, crash_end)
+            if not asked:
+                self._spawn(slave, crash_end)
         except BaseException:
             os.close(self.master)
             os.close(self._crash_pipe)
             raise
         finally:
-            os.close(slave)
-            os.close(crash_end)
+            if not asked:
+                os.close(slave)
+                os.close(crash_end)
         os.set_blocking(self.master, False)
         os.set_blocking(self._crash_pipe, False)
-        try:
-            self._pidfd = os.pidfd_open(self.pid)
-        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
-            self._signal(signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            os.close(self.master)
-            os.close(self._crash_pipe)
-            raise
-        self._loop.add_reader(self._pidfd, self._reap)
         self._loop.add_reader(self._crash_pipe, self._read_crash_report)
         self.resume_output()
+
+    def _ask(self, template: SessionTemplate, slave: int, crash_end: int) -> bool:
+        from tutor.serve.template import TemplateUnavailable
+
+        def answered(pid: int | None) -> None:
+            try:
+                if pid is not None:
+                    self.forked = True
+                    self._started(pid)
+                else:
+                    self._spawn_late(slave, crash_end)
+            finally:
+                os.close(slave)
+                os.close(crash_end)
+
+        try:
+            template.request(self.argv, self.env, slave, crash_end, answered, self._ended)
+        except TemplateUnavailable:
+            return False
+        return True
+
+    def _spawn_late(self, slave: int, crash_end: int) -> None:
+        """The template could not fork it after all: spawn it, or end as a child that
+        could not start would."""
+        try:
+            self._spawn(slave, crash_end)
+        except OSError:
+            self.started.set_result(None)
+            self._ended(127)
+
+    def _spawn(self, slave: int, crash_end: int) -> None:
+        pid = os.posix_spawn(
+            self.argv[0],
+            list(self.argv),
+            self.env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.ttyname(slave), os.O_RDWR, 0),
+                (os.POSIX_SPAWN_DUP2, 0, 1),
+                (os.POSIX_SPAWN_DUP2, 0, 2),
+                (os.POSIX_SPAWN_DUP2, crash_end, CRASH_FD),
+            ],
+            setsid=True,
+            setsigdef=_RESETTABLE_SIGNALS,
+            setsigmask=set(),
+        )
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except OSError:  # Linux < 5.3: no way to watch the child, so do not keep it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        self._loop.add_reader(self._pidfd, self._reap)
+        self._started(pid)
+
+    def _started(self, pid: int) -> None:
+        self.pid = pid
+        self.started.set_result(pid)
+        self._on_started(self)
 
     @property
     def running(self) -> bool:
@@ -262,11 +331,16 @@ class ChildTerminal:
             self._on_output(data)
 
     def _reap(self) -> None:
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
-        if pid == 0:
+        assert self._pidfd is not None and self.pid is not None
+        code = reap(self._loop, self.pid, self._pidfd)
+        if code is not None:
+            self._pidfd = None
+            self._ended(code)
+
+    def _ended(self, code: int) -> None:
+        """The child is gone (reaped here, or by the template that forked it)."""
+        if not self.running:
             return
-        self._loop.remove_reader(self._pidfd)
-        os.close(self._pidfd)
         self.pause_output()
         self._loop.remove_writer(self.master)
         self._pending.clear()
@@ -277,12 +351,14 @@ class ChildTerminal:
             while data := os.read(self._crash_pipe, 65536):
                 self.crash_report += data[: MAX_REPORT_BYTES - len(self.crash_report)]
         os.close(self._crash_pipe)
-        self.returncode = os.waitstatus_to_exitcode(status)
+        self.returncode = code
         self.exited.set_result(self.returncode)
         self._on_exit(self.returncode)
 
     async def terminate(self) -> int:
         """Hang up on the child as a closing terminal would, then kill it if it lingers."""
+        if self.running and not self.started.done():
+            await asyncio.shield(self.started)  # the template answers, or dies trying
         if self.running:
             self._signal(signal.SIGHUP)
             try:
@@ -293,8 +369,20 @@ class ChildTerminal:
 
     def _signal(self, signum: int) -> None:
         # the child leads its own session and process group; anything it started goes too
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signum)
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, signum)
+
+
+def reap(loop: asyncio.AbstractEventLoop, pid: int, pidfd: int) -> int | None:
+    """A watched child's exit code (see os.waitstatus_to_exitcode) once it has exited, and
+    its pidfd closed; None while it runs."""
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done == 0:
+        return None
+    loop.remove_reader(pidfd)
+    os.close(pidfd)
+    return os.waitstatus_to_exitcode(status)
 
 
 def die_with_server(server_pid: int) -> None:

@@ -29,6 +29,7 @@ from tutor.serve.limits import (
     needed_fds,
 )
 from tutor.serve.session import TutorSession, format_duration
+from tutor.serve.template import SessionTemplate
 
 _STOP_GRACE_SECONDS = 5.0
 CHANNEL_WINDOW = 256 * 1024
@@ -63,6 +64,9 @@ class ServeConfig:
     # a postgresql:// URL: progress in that database (shared by every server on it), not
     # in the data dir, which then keeps only the host key
     database: str | None = None
+    # "fork": sessions are forks of a pre-loaded template process (template.py), a fraction
+    # of the memory and start time; "spawn": each starts a fresh Python
+    session_start: str = "fork"
 
 
 class ThrottledLog:
@@ -306,6 +310,7 @@ class TutorServer:
         self._listener: asyncssh.SSHAcceptor | None = None
         self.port = config.port
         self.served: ServedSessions | None = None
+        self.template: SessionTemplate | None = None
 
     def admit_session(self, session: TutorSession, connection: Hashable, ip: str) -> Refusal | None:
         """A slot for a new session on this server and, on a shared database, under the
@@ -372,6 +377,10 @@ class TutorServer:
         shutil.rmtree(self.config.data_dir / "guests", ignore_errors=True)
         self.served = ServedSessions(self.config.data_dir, database=self.config.database)
         asyncio.get_running_loop().set_exception_handler(self._loop_exception)
+        if self.config.session_start == "fork":
+            # before listening: the first learner's session comes from it already
+            self.template = SessionTemplate(self.log, self.config.app_args)
+            await self.template.start()
         self._listener = await asyncssh.create_server(
             lambda: _Connection(self),
             self.config.host,
@@ -412,5 +421,7 @@ class TutorServer:
             await asyncio.wait(self.closing)
         if self._listener is not None:
             await self._listener.wait_closed()
+        if self.template is not None:
+            await self.template.stop()
         if self.served is not None:
             self.served.close()

@@ -216,12 +216,22 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         )
         try:
             self._child = ChildTerminal(
-                argv, env, self._size, self._send, self._child_exited, self._input_drained
+                argv,
+                env,
+                self._size,
+                self._send,
+                self._child_exited,
+                self._input_drained,
+                template=self._server.template,
+                on_started=self._child_started,
             )
         except OSError:
             self._remove_guest_dir()
             raise
-        self._server.children[self._child.pid] = self._child
+
+    def _child_started(self, child: ChildTerminal) -> None:
+        assert child.pid is not None
+        self._server.children[child.pid] = child
 
     def _send(self, data: bytes) -> None:
         if self._channel_open and self._chan is not None:

@@ -19,7 +19,7 @@ from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 
 from tutor.cachefile import default_cache_dir
-from tutor.content.cache import LessonContent
+from tutor.content.cache import LessonContent, open_content
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
@@ -148,7 +148,7 @@ class TutorApp(App[None]):
             remote=self.remote,
             open_every_lesson=self.open_every_lesson,
         )
-        self.content = LessonContent(self.content_root, default_cache_dir())
+        self.content = open_content(self.content_root, default_cache_dir())
         if self.index.errors:
             return self._problem_screen(self.index.errors)
         from tutor.tui.screens.home import HomeScreen

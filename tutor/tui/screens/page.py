@@ -7,9 +7,9 @@ always the markdown with each ```tutor <widget>``` block turned into its widget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -29,6 +29,10 @@ from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
 from tutor.tui.widgets.keybar import KeyBar, typing_into
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+    from textual.widgets._markdown import MarkdownBlock as TextualBlock
 
 # The widget for each ```tutor <widget>``` block, imported when a page first holds one.
 WIDGET_CLASSES: dict[str, str] = {
@@ -64,6 +68,13 @@ class Prose(Markdown):
     def least_lines(self, width: int) -> int:
         return least_markdown_lines(self._given, width)
 
+    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[TextualBlock]:
+        """Textual's blocks, the last one marked before it mounts (see page.tcss)."""
+        blocks = list(super()._parse_markdown(tokens))
+        if blocks:
+            blocks[-1].add_class("-last-block", update=False)
+        return blocks
+
 
 def readings(widget: Widget) -> Iterator[str]:
     """Plain text of the widgets under `widget`, in screen order.
@@ -84,6 +95,9 @@ class PageScreen(Screen[None]):
     """Base of the per-kind screens; never shown itself."""
 
     KIND: ClassVar[str] = ""
+    # The body takes focus as the page is built, once: Textual would otherwise focus the
+    # first focusable widget and the page then the body, restyling every widget twice.
+    AUTO_FOCUS = "#body"
     ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
@@ -194,7 +208,7 @@ class PageScreen(Screen[None]):
         the visit is saved. A kept page keeps its styles unless the theme changed while it
         was away: restyling every widget was most of what turning back to it cost.
         (Textual's own Screen handler runs next and reads that flag.)"""
-        if self._styled_for == self.app.theme:
+        if self._styled_for in (None, self.app.theme):  # None: built just now, in this theme
             event.refresh_styles = False
         self._styled_for = self.app.theme
         tutor_context(self).store.visit_page(self.lesson.id, self.page.number)

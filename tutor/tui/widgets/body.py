@@ -12,6 +12,12 @@ from textual.containers import VerticalScroll
 
 
 class Body(VerticalScroll):
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """Only the body's own look depends on its focus (no rule styles a widget by the
+        body's focus), so restyle the body alone: Textual restyles every widget under it,
+        which as a page opened and its body took focus was a fifth of the page turn."""
+        self.app.stylesheet.update_nodes([self])
+
     def action_scroll_down(self) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()

@@ -1,0 +1,64 @@
+"""A stand-in for the tutor in a session: it reports what its process looks like and ends.
+
+Run both ways a session starts: spawned (`python -m tests.serve.standin`) and forked from
+the session template (its entry, `tests.serve.standin:report`), so tests can compare them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+MARK = "STANDIN"
+# signals 32 and 33: the C library's own (thread cancellation, set*id across threads),
+# which it sets up as its threads need them; no program sees or sets them
+GLIBC_RESERVED = 0b11 << 31
+
+
+def process_facts(args: Sequence[str]) -> dict[str, object]:
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    stat = Path("/proc/self/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    handlers = {}
+    for signum in sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}):
+        try:
+            handlers[int(signum)] = repr(signal.getsignal(signum))
+        except (OSError, ValueError):
+            continue
+    return {
+        "args": list(args),
+        "env": dict(os.environ),
+        "blocked_ignored_caught": [
+            f"{int(status[k], 16) & ~GLIBC_RESERVED:016x}" for k in ("SigBlk", "SigIgn", "SigCgt")
+        ],
+        "handlers": handlers,
+        "limits": Path("/proc/self/limits").read_text(),
+        "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+        "session_leader": int(fields[3]) == os.getpid(),
+        "terminal_is_controlling": os.tcgetpgrp(0) == os.getpid(),
+        "stdio_on_tty": [os.isatty(fd) for fd in (0, 1, 2)],
+        "stdout_line_buffered": sys.stdout.line_buffering,
+        "crash_fd_is_pipe": os.path.exists("/proc/self/fd/3")
+        and os.readlink("/proc/self/fd/3").startswith("pipe:"),
+        "ppid": os.getppid(),
+        "textual_loaded": "textual" in sys.modules,
+    }
+
+
+def report(args: Sequence[str]) -> int:
+    print(MARK + json.dumps(process_facts(args)) + MARK, flush=True)
+    return 5
+
+
+if __name__ == "__main__":
+    sys.exit(report(sys.argv[2:]))
+
+
+def echo_line(args: Sequence[str]) -> int:
+    """Read one line from the terminal and say it back."""
+    print(MARK + input() + MARK, flush=True)
+    return 5
