@@ -12,6 +12,7 @@ import pytest
 
 from tests.progress.conftest import OpenStore
 from tutor.progress.store import (
+    MAX_ANSWER_JSON_CHARS,
     MAX_ATTEMPTS_PER_QUESTION,
     MAX_SUBMISSIONS_PER_LESSON,
     MAX_TEXT_CHARS,
@@ -111,6 +112,29 @@ def test_the_per_learner_limits_hold_and_say_why(open_as: OpenStore) -> None:
     assert [type(f) for f in failures] == [StoreLimitError]
     assert len(store.attempts("embedding", "q1")) == MAX_ATTEMPTS_PER_QUESTION
     assert store.summary("embedding") == {"understanding": "v19"}
+
+
+def test_an_answer_too_big_to_store_is_refused_and_says_why(open_as: OpenStore) -> None:
+    store = open_as("ada")
+    longest_text = "\x00" * 100_000  # cut to MAX_TEXT_CHARS, each written as \u0000
+    store.record_attempt("embedding", "q1", longest_text, False)
+    too_big = [
+        list(range(MAX_ANSWER_JSON_CHARS)),  # a list has no cut of its own
+        {"picked": "x" * MAX_ANSWER_JSON_CHARS},
+    ]
+    for answer in too_big:
+        length = len(json.dumps(answer, ensure_ascii=False))
+        with pytest.raises(StoreLimitError, match=f"{length:,} characters") as refused:
+            store.record_attempt("embedding", "q1", answer, False)
+        assert refused.value.code == "answer_too_big"
+        assert refused.value.values == {"chars": length, "limit": MAX_ANSWER_JSON_CHARS}
+    failures: list[Exception] = []
+    store.on_write_error = failures.append  # the app's way: told, not raised
+    store.record_attempt("embedding", "q1", too_big[0], True)
+    assert [type(f) for f in failures] == [StoreLimitError]
+    kept = open_as("ada").attempts("embedding", "q1")
+    assert [a.answer for a in kept] == [longest_text[:MAX_TEXT_CHARS]]
+    assert len(json.dumps(kept[0].answer)) <= MAX_ANSWER_JSON_CHARS
 
 
 WRITER = textwrap.dedent(

@@ -6,7 +6,14 @@ Every test has its own content cache (TUTOR_CACHE_DIR), so none reads another's.
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,3 +103,30 @@ def app_for(data_dir: Path, **options: object) -> TutorApp:
 @pytest.fixture
 def make_app(data_dir: Path) -> Callable[..., TutorApp]:
     return functools.partial(app_for, data_dir)
+
+
+def tutor_on_pty(
+    data_dir: Path, columns: int, rows: int, *args: str
+) -> tuple[int, subprocess.Popen[bytes]]:
+    """The real `tutor ARGS` on a new pseudo-terminal of this size, with its own progress
+    and home in `data_dir`: (the terminal's other end, the process)."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(data_dir),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "TUTOR_DATA_DIR": str(data_dir),
+        "TUTOR_CACHE_DIR": os.environ["TUTOR_CACHE_DIR"],
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tutor", *args],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(follower)
+    return leader, child

@@ -6,22 +6,16 @@ process gets SIGKILL: no exit handler runs, so only what was already committed s
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import signal
 import sqlite3
-import struct
-import subprocess
-import sys
-import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from textual.widgets import TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle
+from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
 from tutor.progress.sqlite import DB_FILENAME
 from tutor.tui.app import TutorApp
@@ -62,25 +56,8 @@ async def test_sigkill_keeps_what_was_typed_a_second_before(
 ) -> None:
     presses, section = await tabs_to_first_section(make_app)
     db_path = tmp_path / DB_FILENAME
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "TUTOR_DATA_DIR": str(tmp_path),
-    }
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    command = [sys.executable, "-m", "tutor", "--learner", LEARNER, "lesson", LESSON]
-    child = subprocess.Popen(
-        [*command, "--page", str(summary_page())],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(follower)
+    command = ["--learner", LEARNER, "lesson", LESSON, "--page", str(summary_page())]
+    leader, child = tutor_on_pty(tmp_path, COLUMNS, ROWS, *command)
     os.set_blocking(leader, False)
 
     def drain() -> None:

@@ -8,28 +8,25 @@ own "database or disk is full" (its page limit set to the pages already used).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import pty
 import re
 import sqlite3
-import struct
-import subprocess
-import sys
-import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle
+from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
 from tutor.crash import EXIT_CRASH
 from tutor.progress.sqlite import DB_FILENAME, SqliteStore
+from tutor.progress.store import StoreLimitError
 from tutor.tui.app import TutorApp
-from tutor.tui.screens.saving import SAVE_DELAY
+from tutor.tui.context import TutorContext
+from tutor.tui.screens.saving import SAVE_DELAY, why_not_saved
 from tutor.tui.widgets.summary import SummaryEditor
 
 APOLOGY = re.compile(
@@ -49,25 +46,7 @@ async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
 def run_on_pty(data_dir: Path, cols: int, rows: int, keys: bytes = b"") -> tuple[int, str]:
     """`tutor --lang en` on a terminal of this size: (exit status, everything it printed).
     `keys` are typed once it has drawn, and q after them if it is still running."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(data_dir),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "TUTOR_DATA_DIR": str(data_dir),
-        "TUTOR_CACHE_DIR": os.environ["TUTOR_CACHE_DIR"],
-    }
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tutor", "--lang", "en", "--learner", LEARNER],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(follower)
+    leader, child = tutor_on_pty(data_dir, cols, rows, "--lang", "en", "--learner", LEARNER)
     output = bytearray()
     typed = False
     deadline = time.monotonic() + 60
@@ -162,3 +141,20 @@ async def test_a_full_disk_mid_session_is_a_notification(
         "SELECT text FROM summaries WHERE learner = ? AND section = ?", (LEARNER, section)
     )
     assert saved.fetchall() == [("kept",)]
+
+
+REFUSED = {
+    "zh": "这个答案存下来有 16,002 个字符，最多只能存 16,000 个",
+    "en": "this answer is 16,002 characters long when stored; the most kept is 16,000",
+}
+
+
+@pytest.mark.parametrize("lang", REFUSED)
+def test_a_refused_answer_is_said_in_the_learners_language(tmp_path: Path, lang: str) -> None:
+    """What the page tells a learner whose answer the store refused (screens/saving.py)."""
+    store = SqliteStore(LEARNER, tmp_path)
+    store.record_attempt(LESSON, "q1", "x" * 16_000, False)  # cut, and stored
+    with pytest.raises(StoreLimitError) as refused:
+        store.record_attempt(LESSON, "q1", ["x" * 15_998], False)
+    assert why_not_saved(TutorContext(lang, store), refused.value) == REFUSED[lang]
+    assert len(store.attempts(LESSON, "q1")) == 1

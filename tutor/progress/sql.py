@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from tutor.progress.store import (
+    MAX_ANSWER_JSON_CHARS,
     MAX_ATTEMPTS_PER_QUESTION,
     MAX_SUBMISSIONS_PER_LESSON,
     MAX_TEXT_CHARS,
@@ -146,16 +147,18 @@ class SqlProgressStore(ABC):
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
         if isinstance(answer, str):
             answer = answer[:MAX_TEXT_CHARS]
-        row = (
-            self.learner,
-            lesson,
-            question,
-            json.dumps(answer, ensure_ascii=False),
-            int(correct),
-            time.time(),
-        )
+        written = json.dumps(answer, ensure_ascii=False)
+        row = (self.learner, lesson, question, written, int(correct), time.time())
 
         def record(run: Run) -> None:
+            if len(written) > MAX_ANSWER_JSON_CHARS:
+                raise StoreLimitError(
+                    f"this answer is {len(written):,} characters long when stored; "
+                    f"the most kept is {MAX_ANSWER_JSON_CHARS:,}",
+                    "answer_too_big",
+                    chars=len(written),
+                    limit=MAX_ANSWER_JSON_CHARS,
+                )
             ((stored,),) = run(
                 "SELECT count(*) FROM quiz_attempts "
                 "WHERE learner = ? AND lesson = ? AND question = ?",

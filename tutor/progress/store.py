@@ -28,6 +28,10 @@ _URL_SCHEMES = ("postgresql://", "postgres://")
 MAX_TEXT_CHARS = 2000
 MAX_ATTEMPTS_PER_QUESTION = 500
 MAX_SUBMISSIONS_PER_LESSON = 20
+# A quiz answer is stored as JSON of at most this many characters; bigger ones (a list or
+# a dict of any size) are refused. A text answer cut at MAX_TEXT_CHARS always fits: a
+# character is at most 6 in JSON (\u0000), 12,002 in all.
+MAX_ANSWER_JSON_CHARS = 16_000
 
 
 class StoreError(RuntimeError):

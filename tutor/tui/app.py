@@ -23,7 +23,12 @@ from tutor.content.cache import LessonContent, open_content
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
-from tutor.progress.store import ProgressStore, StoreError, open_in_background, open_store
+from tutor.progress.store import (
+    ProgressStore,
+    StoreError,
+    open_in_background,
+    open_store,
+)
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
@@ -35,7 +40,10 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
+    from textual.driver import Driver
+
     from tutor.content.models import Lesson, Page
+    from tutor.tui.driver import InputHeld, PasteCut
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -144,6 +152,18 @@ class TutorApp(App[None]):
         from tutor.tui.screens.home import HomeScreen
 
         return HomeScreen()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's terminal driver, reading keys no faster than the app handles them and
+        cutting huge pastes (tutor.tui.driver)."""
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:
+            from tutor.tui.driver import PacedDriver
+
+            return PacedDriver
+        return driver
 
     def get_default_screen(self) -> Screen:
         return self._first_screen
@@ -368,6 +388,18 @@ class TutorApp(App[None]):
 
     def on_resume(self, _message: Resume) -> None:
         self.resume()
+
+    def on_input_held(self, _message: InputHeld) -> None:
+        """The driver stopped reading keys until the app catches up (tutor.tui.driver)."""
+        self.notify(t("input.held", self.lang), severity="warning", timeout=10)
+
+    def on_paste_cut(self, message: PasteCut) -> None:
+        chars, limit = f"{message.chars:,}", f"{message.limit:,}"
+        self.notify(
+            t("input.paste_cut", self.lang, chars=chars, limit=limit),
+            severity="warning",
+            timeout=10,
+        )
 
     def _fatal_error(self) -> None:
         """A bug ends the app without Textual's traceback, which would show a remote

@@ -76,7 +76,8 @@ def why_not_saved(ctx: TutorContext, error: Exception) -> str:
     """Why the store refused, in the learner's language; a cause we cannot name is quoted."""
     code = getattr(error, "code", "")
     if isinstance(error, StoreLimitError) and i18n.has(f"store.why.limit.{code}"):
-        return ctx.t(f"store.why.limit.{code}", **error.values)
+        values = {name: f"{value:,}" for name, value in error.values.items()}
+        return ctx.t(f"store.why.limit.{code}", **values)
     if isinstance(error, OSError) and error.errno in _OS_TROUBLE:
         return ctx.t(_OS_TROUBLE[error.errno])
     text = str(error)

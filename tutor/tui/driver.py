@@ -1,0 +1,213 @@
+"""Textual's terminal driver, reading the learner's keys no faster than the app handles them.
+
+Textual's input thread reads the terminal as fast as bytes arrive and hands every key to
+the app at once: a learner who holds a key down, pipes a file into the session or pastes
+megabytes (a terminal without bracketed paste types a paste as keys) grows the app's
+queue by about a kilobyte a key, and the keys after the flood wait behind all of it.
+
+Here the thread stops reading while MAX_WAITING_EVENTS keys (or other input events) wait
+unhandled: the rest waits in the terminal (the kernel keeps about 20 KB of a pty's
+input), and over SSH `tutor serve` stops reading the learner's connection in turn, so the
+sender is the one held back. A bracketed paste is cut at MAX_PASTE_CHARS as it streams in:
+what is cut is read and dropped, never held. The learner hears of both (InputHeld,
+PasteCut; TutorApp says them).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import threading
+import time
+from codecs import getincrementaldecoder
+from functools import partial
+
+from textual import events
+from textual._loop import loop_last
+from textual._parser import ParseError
+from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
+from textual.app import ScreenStackError
+from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+# Input events handed to the app and not yet handled, at most: keys are checked off in
+# batches of half this, and the next batch waits for the one before it.
+MAX_WAITING_EVENTS = 256
+# The longest paste kept: the longest text any field takes (tutor.core.tokenize's
+# MAX_TEXT_CHARS; not imported: it loads `tokenizers`).
+MAX_PASTE_CHARS = 100_000
+HELD_NOTE_AFTER_S = 1.0  # input held back this long: the learner is told why keys lag
+HELD_NOTE_EVERY_S = 10.0  # and not again within this (TutorApp shows the note 10 s)
+_READ_BYTES = 4096  # as Textual reads
+_WAIT_STEP_S = 0.1  # how often a held thread looks whether the app is stopping
+
+
+class InputHeld(Message):
+    """Keys come faster than the app handles them: the rest are read as it catches up."""
+
+
+class PasteCut(Message):
+    """A paste of `chars` characters was cut to its first `limit`."""
+
+    def __init__(self, chars: int, limit: int) -> None:
+        super().__init__()
+        self.chars = chars
+        self.limit = limit
+
+
+class PasteCap:
+    """Cuts bracketed pastes longer than `limit` characters as the text streams in.
+
+    Call it with each piece of decoded input: it returns what goes on to the parser, the
+    paste markers always included. Pastes that were cut are listed (by their length) in
+    `cut` until taken."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.cut: list[int] = []
+        self._inside = False
+        self._length = 0  # characters of the paste so far
+        # outside a paste: the last characters passed on (a start marker may span reads);
+        # inside: characters not passed on yet, which may begin the end marker
+        self._tail = ""
+
+    def __call__(self, text: str) -> str:
+        kept: list[str] = []
+        while text:
+            text = self._paste(text, kept) if self._inside else self._outside(text, kept)
+        return "".join(kept)
+
+    def _outside(self, text: str, kept: list[str]) -> str:
+        window = self._tail + text
+        at = window.find(BRACKETED_PASTE_START)
+        if at < 0:
+            kept.append(text)
+            self._tail = window[-(len(BRACKETED_PASTE_START) - 1) :]
+            return ""
+        start = at + len(BRACKETED_PASTE_START) - len(self._tail)  # where the paste begins
+        kept.append(text[:start])
+        self._inside, self._length, self._tail = True, 0, ""
+        return text[start:]
+
+    def _paste(self, text: str, kept: list[str]) -> str:
+        window = self._tail + text
+        at = window.find(BRACKETED_PASTE_END)
+        if at < 0:
+            self._tail = ""
+            escape = window.rfind("\x1b", -(len(BRACKETED_PASTE_END) - 1))
+            if escape >= 0 and BRACKETED_PASTE_END.startswith(window[escape:]):
+                window, self._tail = window[:escape], window[escape:]
+            self._take(window, kept)
+            return ""
+        self._take(window[:at], kept)
+        kept.append(BRACKETED_PASTE_END)
+        if self._length > self.limit:
+            self.cut.append(self._length)
+        self._inside, self._tail = False, ""
+        return window[at + len(BRACKETED_PASTE_END) :]
+
+    def _take(self, text: str, kept: list[str]) -> None:
+        room = self.limit - self._length
+        if room > 0:
+            kept.append(text[:room])
+        self._length += len(text)
+
+
+class PacedDriver(LinuxDriver):
+    """LinuxDriver whose input thread waits for the app (MAX_WAITING_EVENTS) and cuts
+    pastes (MAX_PASTE_CHARS)."""
+
+    def __init__(self, *args: object, **options: object) -> None:
+        super().__init__(*args, **options)  # type: ignore[arg-type]
+        self._unchecked = 0  # events sent since the last checkpoint (input thread)
+        self._sent = 0  # checkpoints sent after the batches (input thread)
+        self._reached = 0  # the last one the app reached (the app's thread)
+        # the last checkpoint the app routed, and the widget it waits in to be reached
+        self._reaching: tuple[int, MessagePump] | None = None
+        self._caught_up = threading.Condition()
+        self._noted_at = -HELD_NOTE_EVERY_S
+
+    def process_message(self, message: Message) -> None:
+        """Runs in the input thread: after each batch, wait for the batch before it."""
+        super().process_message(message)
+        self._unchecked += 1
+        if self._unchecked >= MAX_WAITING_EVENTS // 2:
+            self._unchecked = 0
+            if self._wait_for_app():
+                self._sent += 1
+                self.send_message(events.Callback(callback=partial(self._route, self._sent)))
+
+    def _wait_for_app(self) -> bool:
+        """Until the app has handled the batch before this one; False if it is stopping."""
+        held_since = time.monotonic()
+        while True:
+            with self._caught_up:
+                if self._caught_up.wait_for(self._is_caught_up, _WAIT_STEP_S):
+                    return True
+            if self.exit_event.is_set():
+                return False
+            reaching = self._reaching
+            if reaching is not None and reaching[0] == self._sent and not reaching[1].is_running:
+                self._reach(reaching[0])  # the widget went away with the batch: handled
+                return True
+            now = time.monotonic()
+            if now - held_since > HELD_NOTE_AFTER_S and now - self._noted_at > HELD_NOTE_EVERY_S:
+                self._noted_at = now
+                self.send_message(InputHeld())
+
+    def _is_caught_up(self) -> bool:
+        return self._reached >= self._sent
+
+    def _route(self, checkpoint: int) -> None:
+        """The app has routed the batch: it is handled once the widget it went to (the
+        focused one, or the screen) has handled it too."""
+        try:
+            target: MessagePump | None = self._app.focused or self._app.screen
+        except ScreenStackError:
+            target = None
+        if target is None or not target.call_later(self._reach, checkpoint):
+            self._reach(checkpoint)
+        else:
+            self._reaching = (checkpoint, target)
+
+    def _reach(self, checkpoint: int) -> None:
+        with self._caught_up:
+            self._reached = max(self._reached, checkpoint)
+            self._caught_up.notify()
+
+    def run_input_thread(self) -> None:
+        """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing."""
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        cap = PasteCap(MAX_PASTE_CHARS)
+        read = partial(os.read, self.fileno, _READ_BYTES)
+
+        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            for last, (_key, mask) in loop_last(ready):
+                if mask & selectors.EVENT_READ:
+                    text = decode(read(), final=final and last)
+                    if not text:
+                        break  # stdin is a pipe that ended
+                    kept = cap(text)
+                    for event in parser.feed(kept) if kept else ():  # "" would end it
+                        self.process_message(event)
+                    while cap.cut:
+                        self.send_message(PasteCut(cap.cut.pop(0), MAX_PASTE_CHARS))
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                process(selector.select(0.1))
+            selector.unregister(self.fileno)
+            process(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+            try:
+                for _event in parser.feed(""):
+                    pass
+            except (EOFError, ParseError):
+                pass
