@@ -54,6 +54,9 @@ def widget_class(name: str) -> Callable[..., Widget]:
     return widget
 
 
+TITLE_LINES = 3  # the page's title and its margins (page.tcss .page-title)
+
+
 class Prose(Markdown):
     """A markdown passage; keeps its source (facts filled in) for the plain-text reading."""
 
@@ -147,7 +150,8 @@ class PageScreen(SavesProgress):
             yield from first_screen_first(
                 chain(self.compose_before_body(), self.compose_body(), self.compose_after_body()),
                 self.app.size.width,
-                self.app.size.height - 2,  # the body is below the header, above the keys
+                # the body is below the header, above the keys, and starts with the title
+                self.app.size.height - 2 - (TITLE_LINES if self.shows_title else 0),
                 self.built_after_first_frame,
             )
         yield KeyBar()

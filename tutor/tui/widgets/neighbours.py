@@ -106,8 +106,8 @@ class NeighboursPanel(Asking, Vertical):
         yield Static(id="notes")
 
     def least_lines(self, width: int) -> int:
-        """The token choices, the framed field and at least a line of answer."""
-        return 1 + 3 + 1
+        """The token choices, the framed field and, answered, a line per neighbour."""
+        return 1 + 3 + self.config.k
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.ask_about, self.token)

@@ -18,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.lazy import Lazy
 from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
@@ -86,12 +87,11 @@ class SummaryEditor(Vertical):
         yield RubricFeedback(
             summary_rubric(self.lesson_id, self.summary), self.lesson_id, self.saved_summary.ticked
         )
-        yield Markdown(
-            f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}",
-            id="reference",
-            # a click would run the server's browser in a served session
-            open_links=False,
-        )
+        reference = f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}"
+        # Shown once the learner submits: built right after the page's first frame (Lazy), so
+        # it does not slow the turn to this page. open_links=False: a click would run the
+        # server's browser in a served session.
+        yield Lazy(Markdown(reference, id="reference", open_links=False))
 
     def on_mount(self) -> None:
         ctx = tutor_context(self)
