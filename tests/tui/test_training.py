@@ -223,3 +223,15 @@ def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Pa
 
     assert TutorContext("zh", SqliteStore("learner", tmp_path)).runs_dir() == tmp_path / "runs"
     assert TutorContext("zh", SqliteStore("learner", guest=True)).runs_dir() is None
+
+
+async def test_the_plot_never_writes_minus_zero(make_app: Callable[..., TutorApp]) -> None:
+    """At step 0 the contrast is about zero: plotext's own right-axis labels said -0.00."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        plot = widget.query_one(StepPlot)
+        for index in (0, len(widget.run.steps) - 1):
+            text = plot.picture(widget.run, index, 70, 9).plain
+            assert "-0.00" not in text
+            assert "0.00" in text or index

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.numbers import number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,12 +79,6 @@ def build(ctx: TutorContext, sentence: str, vocab: int, dim: int) -> SmallTable 
         return build_small_table(ctx.models.get(), sentence, vocab, dim)
     except (ValueError, OSError) as exc:
         return ctx.t("model.error", error=exc)
-
-
-def number(value: float) -> str:
-    """Two decimals; a negative that rounds to zero reads 0.00, not -0.00."""
-    text = f"{value:.2f}"
-    return "0.00" if text == "-0.00" else text
 
 
 def abbreviated(size: int, keep: set[int]) -> list[int | None]:

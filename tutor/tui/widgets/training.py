@@ -31,6 +31,7 @@ from textual_plotext import PlotextPlot
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
+from tutor.tui.widgets.numbers import number
 from tutor.tui.widgets.update import update_in_place
 
 if TYPE_CHECKING:
@@ -177,7 +178,12 @@ class StepPlot(KeptLines, PlotextPlot):
         ticks = [0, *(10**n for n in range(1, int(math.log10(run.total_steps)) + 1))]
         plt.xticks([tick + 1 for tick in ticks], [f"{tick:,}" for tick in ticks])
         plt.plot(xs, [v.val_loss for v in run.views], marker="•")
-        plt.plot(xs, [v.contrast for v in run.views], marker="+", yside="right")
+        contrasts = [v.contrast for v in run.views]
+        plt.plot(xs, contrasts, marker="+", yside="right")
+        low, high = min(contrasts), max(contrasts)
+        if high > low:  # our own labels: plotext writes a tick just below zero as -0.00
+            ticks = [low + (high - low) * n / 4 for n in range(5)]
+            plt.yticks(ticks, [number(tick) for tick in ticks], yside="right")
         plt.vline(xs[index])
         return Text.from_ansi(plt.build())
 
