@@ -55,7 +55,6 @@ class SqlProgressStore(ABC):
 
     learner: str
     guest: bool
-    on_write_error: Callable[[Exception], None] | None = None
 
     @abstractmethod
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -67,23 +66,17 @@ class SqlProgressStore(ABC):
         nothing it ran is kept. It may run again (on a new connection) and so must
         decide everything from what `run` returns."""
 
-    def transact(self, work: Callable[[Run], T]) -> T | None:
+    def transact(self, work: Callable[[Run], T]) -> T:
         """`_transaction`, with text made storable on both backends (see NUL_KEPT_AS).
 
-        A write that fails is rolled back whole and handed to on_write_error (None is
-        returned then); what was committed before stays.
+        A write that fails is rolled back whole and raised: the tutor's screens catch it
+        and tell the learner (tutor.tui.screens.saving); what was committed before stays.
         """
 
         def storable_work(run: Run) -> T:
             return work(lambda sql, params=(): run(sql, [_storable(p) for p in params]))
 
-        try:
-            return self._transaction(storable_work)
-        except (*self.WRITE_ERRORS, StoreLimitError) as exc:
-            if self.on_write_error is None:
-                raise
-            self.on_write_error(exc)
-            return None
+        return self._transaction(storable_work)
 
     def write(self, *statements: Statement) -> None:
         """The statements, as one write transaction."""

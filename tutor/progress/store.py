@@ -11,7 +11,6 @@ import getpass
 import os
 import re
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,10 +68,6 @@ class ProgressStore(Protocol):
 
     learner: str
     guest: bool
-    # told when a write fails (disk full, file broken, database gone, a limit); without it
-    # the error is raised, as the tutor's screens want: they catch it, tell the learner and
-    # the widget that asked (tutor.tui.screens.saving), and go on
-    on_write_error: Callable[[Exception], None] | None
 
     @property
     def location(self) -> str | None:
