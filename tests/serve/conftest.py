@@ -36,17 +36,17 @@ def child_pids_of(pid: int) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            fields = stat_fields(int(entry.name))
         except OSError:
             continue
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-        fields = stat[stat.rindex(")") + 2 :].split()
         if int(fields[1]) == pid:
             found.append(int(entry.name))
     return found
 
 
-def _stat_fields(pid: int) -> list[str]:
+def stat_fields(pid: int) -> list[str]:
+    """/proc/PID/stat after "pid (comm) ": state, ppid, ... (comm may hold spaces and
+    parentheses)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
     return stat[stat.rindex(")") + 2 :].split()
 
@@ -54,7 +54,7 @@ def _stat_fields(pid: int) -> list[str]:
 def gone(pid: int) -> bool:
     """Exited: no such process, or a zombie nobody has reaped yet."""
     try:
-        return _stat_fields(pid)[0] == "Z"
+        return stat_fields(pid)[0] == "Z"
     except OSError:
         return True
 
@@ -66,7 +66,7 @@ def session_pids_of(server_pid: int) -> list[int]:
     for pid in child_pids_of(server_pid):
         for candidate in (pid, *child_pids_of(pid)):
             try:
-                fields = _stat_fields(candidate)
+                fields = stat_fields(candidate)
             except OSError:
                 continue
             if int(fields[3]) == candidate and int(fields[4]) != 0:  # session id, tty

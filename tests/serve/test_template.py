@@ -27,6 +27,7 @@ from tests.serve.conftest import (
     serving,
     session_pids_of,
     start_cli,
+    stat_fields,
     wait_until,
 )
 from tests.serve.standin import MARK
@@ -42,8 +43,7 @@ LOG = logging.getLogger("tutor.serve")
 
 
 def parent_of(pid: int) -> int:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rindex(")") + 2 :].split()[1])
+    return int(stat_fields(pid)[1])
 
 
 async def standin_facts(template: SessionTemplate | None, env: dict[str, str]) -> dict:

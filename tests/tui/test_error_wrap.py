@@ -4,17 +4,14 @@ with its exit status that it could not show the lessons."""
 from __future__ import annotations
 
 import os
-import pty
 import re
 import select
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from rich.cells import cell_len
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import settle, tutor_on_pty
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport
@@ -63,24 +60,7 @@ async def test_long_lines_wrap_with_the_caret_under_its_spot(
 def test_tutor_exits_non_zero_after_showing_broken_content(tmp_path: Path) -> None:
     """The real `tutor` on a pseudo-terminal: the error screen shows, q quits, status 1."""
     root = broken_lesson(tmp_path / "content")
-    env = {
-        **os.environ,
-        "TUTOR_CACHE_DIR": str(tmp_path / "cache"),
-        "TUTOR_DATA_DIR": str(tmp_path / "data"),
-        "TERM": "xterm-256color",
-        "COLUMNS": "80",
-        "LINES": "24",
-    }
-    leader, follower = pty.openpty()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tutor", "--content", str(root)],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        close_fds=True,
-    )
-    os.close(follower)
+    leader, child = tutor_on_pty(tmp_path / "data", 80, 24, "--content", str(root))
     seen = b""
     try:
         while b"no.such.key" not in seen:  # the error screen is up
