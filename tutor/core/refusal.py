@@ -1,14 +1,18 @@
-"""A request the core refuses, said twice: in English for the command line, and as a
-`code` with `values` so that an interface can say it in its own language (tutor.tui.refusals)."""
+"""A request refused, said twice: in English for the command line, and as a `code` with
+`values` so that an interface can say it in its own language (tutor.tui.refusals)."""
 
 from __future__ import annotations
 
 
-class Refusal(ValueError):
-    """The message (English) is for the command line; `code` and `values` let an interface
-    say the same in its language. An interface keeps a sentence for every code."""
+class Coded(Exception):
+    """The message (English) is for the command line and logs; `code` and `values` let an
+    interface say the same in its language. An interface keeps a sentence for every code."""
 
     def __init__(self, message: str, code: str = "", **values: object) -> None:
         super().__init__(message)
         self.code = code
         self.values = values
+
+
+class Refusal(Coded, ValueError):
+    """A request the core refuses (a token that is not one, a k below 1, ...)."""

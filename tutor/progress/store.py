@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tutor.core.refusal import Coded
+
 DATABASE_ENV = "TUTOR_DATABASE"
 _URL_SCHEMES = ("postgresql://", "postgres://")
 
@@ -37,15 +39,8 @@ class StoreError(RuntimeError):
     """The progress store cannot be used (written by a newer tutor, unreachable, ...)."""
 
 
-class StoreLimitError(StoreError):
-    """A write that would pass one of the per-learner limits above. The message (English)
-    is for the command line and logs; `code` and `values` let an interface say the same in
-    its language."""
-
-    def __init__(self, message: str, code: str = "", **values: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.values = values
+class StoreLimitError(Coded, StoreError):
+    """A write that would pass one of the per-learner limits above (a code per limit)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """The core's refusals in the learner's language, quoting what they typed briefly.
 
-The core raises errors whose message is English (for the command line) and which carry a
-`code` and `values`; here each code has a sentence per language, and long input (a
-5,000-character paste) is quoted by its first QUOTE_CHARS characters and its length.
+The core (and the progress store, for its limits) raises errors whose message is English
+(for the command line) and which carry a `code` and `values` (tutor.core.refusal); here
+each code has a sentence per language, and long input (a 5,000-character paste) is quoted
+by its first QUOTE_CHARS characters and its length.
 """
 
 from __future__ import annotations
@@ -32,14 +33,16 @@ def _value(ctx: TutorContext, value: object) -> str:
     return str(value)
 
 
-def _key(error: Exception) -> str | None:
+def sentence_key(error: Exception, prefix: str = "core") -> str | None:
+    """The strings.toml key for `error`'s code under `prefix`, if there is a sentence."""
     code = getattr(error, "code", "")
-    return f"core.{code}" if code and i18n.has(f"core.{code}") else None
+    return f"{prefix}.{code}" if code and i18n.has(f"{prefix}.{code}") else None
 
 
-def say(ctx: TutorContext, error: Exception) -> str:
-    """`error` as the learner reads it: translated if the core gave it a code."""
-    key = _key(error)
+def say(ctx: TutorContext, error: Exception, prefix: str = "core") -> str:
+    """`error` as the learner reads it: translated if it carries a code (tutor.core.refusal)
+    with a sentence under `prefix`."""
+    key = sentence_key(error, prefix)
     if key is None:
         return str(error)
     values = getattr(error, "values", {})
@@ -49,4 +52,4 @@ def say(ctx: TutorContext, error: Exception) -> str:
 def say_or_model_error(ctx: TutorContext, error: Exception) -> str:
     """A refusal of what the learner asked, as `say` puts it; any other error (a missing
     or broken model) says the model cannot be opened."""
-    return say(ctx, error) if _key(error) is not None else ctx.t("model.error", error=error)
+    return say(ctx, error) if sentence_key(error) is not None else ctx.t("model.error", error=error)

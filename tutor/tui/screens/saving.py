@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from tutor.progress.store import ProgressStore, StoreError, StoreLimitError
-from tutor.tui import i18n
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.messages import (
     QuestionAnswered,
@@ -32,6 +31,7 @@ from tutor.tui.messages import (
     SummaryDraftChanged,
     SummarySubmitted,
 )
+from tutor.tui.refusals import say, sentence_key
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -72,12 +72,13 @@ _OS_TROUBLE = {
 }
 
 
+LIMITS = "store.why.limit"  # strings.toml: a sentence per StoreLimitError code
+
+
 def why_not_saved(ctx: TutorContext, error: Exception) -> str:
     """Why the store refused, in the learner's language; a cause we cannot name is quoted."""
-    code = getattr(error, "code", "")
-    if isinstance(error, StoreLimitError) and i18n.has(f"store.why.limit.{code}"):
-        values = {name: f"{value:,}" for name, value in error.values.items()}
-        return ctx.t(f"store.why.limit.{code}", **values)
+    if isinstance(error, StoreLimitError) and sentence_key(error, LIMITS) is not None:
+        return say(ctx, error, LIMITS)
     if isinstance(error, OSError) and error.errno in _OS_TROUBLE:
         return ctx.t(_OS_TROUBLE[error.errno])
     text = str(error)
