@@ -99,9 +99,9 @@ class PageScreen(SavesProgress):
     (SavesProgress) and the visit itself."""
 
     KIND: ClassVar[str] = ""
-    # The body takes focus as the page is built, once: Textual would otherwise focus the
-    # first focusable widget and the page then the body, restyling every widget twice.
-    AUTO_FOCUS = "#body"
+    # No auto-focus: Textual would focus the first focusable widget and on_mount then the
+    # body, restyling the page twice; the body alone takes focus, once, as it mounts.
+    AUTO_FOCUS = ""
     ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
