@@ -7,10 +7,12 @@ quotes, so a page can never show a number these tests did not see.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from tokenizers import Tokenizer
 
+from tutor.cli import main
 from tutor.core import build
 from tutor.core import corpus as corpus_mod
 from tutor.core.facts import load_facts
@@ -104,6 +106,17 @@ def test_same_kind_control_only_returns_the_third_words_neighbours(model, facts)
     assert len(found & own) >= 3
     assert found <= set(corpus_mod.VEHICLES)
     assert facts["analogy.control_overlap"].value == len(found & own)
+
+
+def test_tutor_analogy_answers_king_man_woman_with_queen_in_json(capsys):
+    assert main(["analogy", "国王", "男人", "女人", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["query"] == ["国王", "男人", "女人"]
+    assert [list(n) for n in data["neighbours"]] == [["token", "id", "score"]] * 5
+    tokens = [n["token"] for n in data["neighbours"]]
+    assert tokens[0] == "王后"
+    assert data["neighbours"][0]["id"] == open_model().scheme.single_id("王后")
+    assert {"国王", "男人", "女人"}.isdisjoint(tokens)
 
 
 # c. IDs do not encode category.
@@ -200,6 +213,17 @@ def test_width_sweep_has_every_width_and_seed():
     assert sorted({(r["d"], r["seed"]) for r in sweep["runs"]}) == sorted(
         (d, s) for d in SWEEP_WIDTHS for s in SWEEP_SEEDS
     )
+
+
+def test_width_sweep_shows_what_the_lesson_says(facts):
+    """Page 5: loss falls as d grows, each doubling gains less, and both gains are far
+    larger than the spread between seeds (so the order is not noise)."""
+    losses = [facts[f"sweep.d{d}.val_loss"].value for d in SWEEP_WIDTHS]
+    gains = [a - b for a, b in pairwise(losses)]
+    spread = max(facts[f"sweep.d{d}.val_loss_spread"].value for d in SWEEP_WIDTHS)
+    assert all(gain > 3 * spread for gain in gains)
+    assert gains == sorted(gains, reverse=True)
+    assert facts["sweep.steps"].value > 0 and facts["sweep.seeds"].value >= 2
 
 
 def test_single_pairs_are_quoted_with_the_random_spread(facts):
