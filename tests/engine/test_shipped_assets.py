@@ -7,13 +7,16 @@ quotes, so a page can never show a number these tests did not see.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from itertools import pairwise
 
+import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
 from tutor.cli import main
-from tutor.core import build
+from tutor.core import build, trajectory
 from tutor.core import corpus as corpus_mod
 from tutor.core.facts import load_facts
 from tutor.core.measure import (
@@ -244,6 +247,56 @@ def test_assets_match_their_manifest_and_inputs():
 def test_built_files_record_no_clock():
     log = json.loads((ASSETS / "models" / "project" / "train_log.json").read_text("utf-8"))
     assert not set(build.CLOCK_FIELDS) & set(log)
+
+
+# The build's own training run, cut short after its first recorded steps, in a fresh process
+# (kernels are chosen when torch loads): the rows must be the shipped recording's, bit for bit.
+FIRST_STEPS = """
+import json, sys
+from pathlib import Path
+import numpy as np
+from tokenizers import Tokenizer
+from tutor.commands.assets import lesson_tokens
+from tutor.core import build, trajectory
+from tutor.core.train import TrainConfig, train
+
+assets, last = Path(sys.argv[1]), int(sys.argv[2])
+tok = Tokenizer.from_file(str(assets / "tokenizers" / f"{build.PROJECT_TOKENIZER}.json"))
+text = {s: (assets / "corpus" / "zh" / f"{s}.txt").read_text("utf-8") for s in ("train", "valid")}
+project = TrainConfig(**build.PROJECT_TRAINING, eval_every=build.PROJECT_EVAL_EVERY)
+recording = trajectory.start_recording(tok, text["train"], lesson_tokens())
+kwargs = recording.train_kwargs(project.steps)
+rows = {}
+
+class Enough(Exception):
+    pass
+
+def keep(checkpoint):
+    rows[checkpoint.step] = np.asarray(checkpoint.rows).tolist()
+    if checkpoint.step >= last:
+        raise Enough
+
+try:
+    train(tok, text["train"], text["valid"], project, **{**kwargs, "on_checkpoint": keep})
+except Enough:
+    pass
+print(json.dumps(rows))
+"""
+
+
+def test_the_builds_first_training_steps_are_the_shipped_ones_bit_for_bit():
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_STEPS, str(ASSETS), "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = {int(step): np.asarray(r, np.float32) for step, r in json.loads(done.stdout).items()}
+    run = trajectory.load(ASSETS / "models" / "project")
+    assert sorted(rows) == [0, 1, 2] == run.steps[:3]
+    for step, recorded in rows.items():
+        assert np.array_equal(recorded, run.rows[run.step_index(step)]), step
 
 
 def test_corpus_and_tokenizers_rebuild_byte_for_byte(corpus, tmp_path):

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{out}: every file matches MANIFEST.json")
         return 1 if problems else 0
     try:
-        import torch  # noqa: F401  (only to say clearly what is missing)
+        import tutor.core.train  # noqa: F401  (pins torch's kernels before it loads)
     except ImportError:
         print(
             "tutor: error: building assets trains a model; install the train extra: "

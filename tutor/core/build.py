@@ -1,9 +1,11 @@
 """`tutor assets build`: corpus -> tokenizers -> project model -> width sweep -> facts.
 
 Deterministic from the code in tutor/core (corpus, segment, vocab, train, measure, build):
-training runs on one thread with deterministic kernels and no file records a clock, so two
-builds on one machine write identical bytes. The MANIFEST records each file's sha256 and a
-fingerprint of those inputs, so a test can tell committed assets that no longer match.
+training runs on one thread with deterministic kernels pinned to AVX2 (kernels.py) and no
+file records a clock, so two builds on one machine write identical bytes, and so should two
+x86-64 CPUs with AVX2 (checked on one machine with both kernel sets, not on a second CPU).
+The MANIFEST records each file's sha256 and a fingerprint of those inputs, so a test can
+tell committed assets that no longer match.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from tutor.core import corpus as corpus_mod
 from tutor.core.vocab import build_all
 
 INPUT_MODULES = (
+    "kernels.py",
     "corpus.py",
     "segment.py",
     "vocab.py",
@@ -101,10 +104,15 @@ def build(out: Path, say: Callable[[str], None] = print, lesson_tokens: Sequence
     """
     from tokenizers import Tokenizer
 
-    from tutor.core import trajectory
+    from tutor.core import kernels, trajectory
     from tutor.core.measure import SWEEP_SEEDS, SWEEP_WIDTHS, measure
     from tutor.core.train import TrainConfig, print_progress, save_model_dir, train
 
+    if not kernels.pinned():
+        say(
+            f"warning: torch runs {kernels.capability()} kernels here, not the pinned AVX2: "
+            "the trained tables may differ from the shipped ones in their last bits"
+        )
     for name in ("corpus", "tokenizers", "models"):
         shutil.rmtree(out / name, ignore_errors=True)
     say("corpus ...")

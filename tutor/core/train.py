@@ -8,6 +8,10 @@ pulls the rows of tokens used alike together, which the lesson's heatmap shows.
 
 from __future__ import annotations
 
+# isort: off
+import tutor.core.kernels  # noqa: F401  (first: pins torch's CPU kernels before it loads)
+# isort: on
+
 import json
 import math
 import os
@@ -30,8 +34,9 @@ from tutor.core.trajectory import Checkpoint, Trajectory
 
 EMBED_KEY = "model.embed_tokens.weight"
 HEAD_KEY = "lm_head.weight"
-# One thread and deterministic kernels: the same inputs give the same bytes on this machine,
-# whatever its core count (more threads would change the order of floating-point sums).
+# One thread and deterministic kernels (pinned to AVX2 by tutor/core/kernels.py): the same
+# inputs give the same bytes whatever the core count (more threads would change the order of
+# floating-point sums).
 THREADS = 1
 
 
