@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import pytest
@@ -245,3 +250,89 @@ async def test_a_terminal_request_without_a_shell_is_closed(
         await asyncio.wait_for(conn.wait_closed(), 10)
         assert not server.children
         assert "connection closed ip=127.0.0.1 reason=no-session" in caplog.text
+
+
+# once told to (a line on stdin), connects `count` times to 127.0.0.1:`port` from
+# 127.0.0.3 and holds the sockets until killed
+HOLDS_CONNECTIONS = """
+import socket, sys, time
+sys.stdin.readline()
+held = []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket()
+    s.bind(("127.0.0.3", 0))
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", int(sys.argv[1])))
+    held.append(s)
+print("connected", flush=True)
+time.sleep(3600)
+"""
+
+
+def accepts_failing(monkeypatch: pytest.MonkeyPatch) -> list[OSError]:
+    """The accepts that fail from now on, as the event loop reports them to its handler
+    (whichever handler that is)."""
+    loop = asyncio.get_running_loop()
+    failed: list[OSError] = []
+    report = loop.call_exception_handler
+
+    def noted(context: dict[str, Any]) -> None:
+        if str(context.get("message")).startswith("socket.accept() out of system"):
+            failed.append(context["exception"])
+        report(context)
+
+    monkeypatch.setattr(loop, "call_exception_handler", noted)
+    return failed
+
+
+async def test_out_of_open_files_the_server_pauses_accepting_logs_once_and_sessions_go_on(
+    tmp_path: Path,
+    keys: dict[str, asyncssh.SSHKey],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The caps fit the open-file limit, but should the process run out all the same
+    (EMFILE on accept), it retries each second, logs one line per interval instead of a
+    traceback each time, and the sessions already open are served as before."""
+    caplog.set_level(logging.INFO)
+    async with serving(make_config(tmp_path)) as server:
+        term = await Terminal.open(server.port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        home = await term.settled()
+        failed = accepts_failing(monkeypatch)
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        # the clients are another process: only the server's accepts need files here
+        flood = subprocess.Popen(
+            [sys.executable, "-c", HOLDS_CONNECTIONS, str(server.port), "10"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert flood.stdin is not None and flood.stdout is not None
+            resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 1, hard))
+            flood.stdin.write("go\n")
+            flood.stdin.flush()
+            assert await asyncio.to_thread(flood.stdout.readline) == "connected\n"
+            # asyncio retries the accept every second: wait for three failures
+            await wait_until(lambda: len(failed) >= 3, "accepts to fail for want of files")
+            term.press("\x10")  # ctrl+p: the open session still answers keys
+            palette = await term.wait_for_change(home)
+            term.press("\x1b")
+            await term.wait_for_change(palette)
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+            flood.kill()
+            flood.wait()
+        # files again: a new learner gets in
+        bob = await Terminal.open(server.port, keys["bob"], source="127.0.0.2")
+        await bob.wait_for(*HOME_WORDS)
+        for learner in (term, bob):
+            learner.press("q")
+            assert await learner.closed() == 0
+    said = [r.getMessage() for r in caplog.records if "accept" in r.getMessage()]
+    assert said == [
+        "cannot accept connections: [Errno 24] Too many open files "
+        f"(open-file limit {server.budget.limit}); retrying every second"
+    ]
+    assert not [r for r in caplog.records if r.exc_info or r.name == "asyncio"]
