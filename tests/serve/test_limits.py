@@ -16,6 +16,7 @@ import asyncssh
 import pytest
 
 from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tutor.serve import server as server_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -172,6 +173,11 @@ class Silent:
         await opened[0].readline()  # the server's SSH version: counted by now
         return cls(*opened)
 
+    async def speak(self) -> None:
+        """Send an SSH version, then nothing more: no longer silent, never logged in."""
+        self.writer.write(b"SSH-2.0-stalling\r\n")
+        await self.writer.drain()
+
     async def told(self) -> bytes:
         """All the server sends until it closes the connection."""
         return await asyncio.wait_for(self.reader.read(), 10)
@@ -194,18 +200,31 @@ async def test_connections_per_address_are_capped_before_login(tmp_path: Path) -
         assert all(client.open for client in (*held, other))
 
 
-async def test_silent_connections_make_way_when_the_server_is_full(
-    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+@pytest.mark.parametrize("speaks", [False, True], ids=["silent", "stalled"])
+async def test_connections_waiting_for_nothing_make_way_when_the_server_is_full(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], monkeypatch: pytest.MonkeyPatch, speaks: bool
 ) -> None:
+    """A learner's client speaks at once, so a silent connection makes room for it. Clients
+    that say their SSH version and then nothing are not silent, but one that has had no
+    session for long enough makes room too (a young one may still be logging in)."""
     config = make_config(tmp_path, max_connections=3)
     async with serving(config) as server:
-        silent = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
-        # a learner's client speaks at once: the oldest silent connection makes room
+        waiting = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
+        if speaks:
+            for client in waiting:
+                await client.speak()
+            await wait_until(
+                lambda: not any(c.silent for c in server.connections), "their versions to arrive"
+            )
+            with pytest.raises(asyncssh.DisconnectError) as refused:
+                await connect(server.port, keys["alice"], source="127.0.0.2")
+            assert refused.value.reason.startswith("The tutor server has as many connections")
+            monkeypatch.setattr(server_module, "LINGER_SECONDS", 0.0)  # as if they had waited
         conn = await connect(server.port, keys["alice"], source="127.0.0.2")
-        assert b"The tutor server is busy and closed this silent connection" in (
-            await silent[0].told()
-        )
-        assert silent[1].open and silent[2].open
+        said = b"which had no tutor session open" if speaks else b"closed this silent connection"
+        assert b"The tutor server is busy and " in (told := await waiting[0].told())
+        assert said in told
+        assert waiting[1].open and waiting[2].open
         conn.close()
         await conn.wait_closed()
 
