@@ -201,12 +201,12 @@ async def test_connections_per_address_are_capped_before_login(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("speaks", [False, True], ids=["silent", "stalled"])
-async def test_connections_waiting_for_nothing_make_way_when_the_server_is_full(
-    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], monkeypatch: pytest.MonkeyPatch, speaks: bool
+async def test_connections_that_do_not_log_in_make_way_when_the_server_is_full(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], speaks: bool
 ) -> None:
-    """A learner's client speaks at once, so a silent connection makes room for it. Clients
-    that say their SSH version and then nothing are not silent, but one that has had no
-    session for long enough makes room too (a young one may still be logging in)."""
+    """A learner's client speaks at once and logs in at once, so a connection that has not
+    said a word makes room for it, and so does one that says its SSH version and then
+    nothing: oldest first, from addresses closed to make room before first."""
     config = make_config(tmp_path, max_connections=3)
     async with serving(config) as server:
         waiting = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
@@ -216,17 +216,39 @@ async def test_connections_waiting_for_nothing_make_way_when_the_server_is_full(
             await wait_until(
                 lambda: not any(c.silent for c in server.connections), "their versions to arrive"
             )
-            with pytest.raises(asyncssh.DisconnectError) as refused:
-                await connect(server.port, keys["alice"], source="127.0.0.2")
-            assert refused.value.reason.startswith("The tutor server has as many connections")
-            monkeypatch.setattr(server_module, "LINGER_SECONDS", 0.0)  # as if they had waited
         conn = await connect(server.port, keys["alice"], source="127.0.0.2")
-        said = b"which had no tutor session open" if speaks else b"closed this silent connection"
+        said = b"before it logged in" if speaks else b"closed this silent connection"
         assert b"The tutor server is busy and " in (told := await waiting[0].told())
         assert said in told
         assert waiting[1].open and waiting[2].open
         conn.close()
         await conn.wait_closed()
+
+
+async def test_logins_that_ask_for_nothing_make_way_when_the_server_is_full(
+    tmp_path: Path,
+    keys: dict[str, asyncssh.SSHKey],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A logged-in connection with no session makes room once it has had none for a while
+    (a learner's client asks for its session at once, but not in the same instant)."""
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    config = make_config(tmp_path, max_connections=2)
+    async with serving(config) as server:
+        idle = [await connect(server.port, keys[n], source="127.0.0.10") for n in ("bob", "carol")]
+        # young: it may ask for its session yet, so the newcomer is refused
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(server.port, keys["alice"], source="127.0.0.2")
+        assert refused.value.reason.startswith("The tutor server has as many connections")
+        monkeypatch.setattr(server_module, "LINGER_SECONDS", 0.0)  # as if time had passed
+        conn = await connect(server.port, keys["alice"], source="127.0.0.2")
+        await asyncio.wait_for(idle[0].wait_closed(), 10)
+        assert not idle[1].is_closed()
+        assert "connection closed ip=127.0.0.10 reason=lingering" in caplog.text
+        for each in (conn, idle[1]):
+            each.close()
+            await each.wait_closed()
 
 
 async def test_a_login_that_opens_no_session_is_closed(

@@ -37,9 +37,9 @@ CHANNEL_WINDOW = 256 * 1024
 _REFUSED_LOGIN_SECONDS = 10.0
 # repeated log lines (refusals in a flood, EMFILE) are written at most this often
 LOG_INTERVAL_SECONDS = 10.0
-# when the server is full, a connection with no tutor session for this long (not logged in
-# yet, or logged in and asking for nothing) makes way for a newcomer, after silent ones; a
-# learner's client logs in and asks for its session well within it
+# when the server is full, a logged-in connection with no tutor session for this long makes
+# way for a newcomer (after silent ones and ones still logging in); a learner's client asks
+# for its session as soon as it has logged in
 LINGER_SECONDS = 10.0
 
 
@@ -132,11 +132,15 @@ class _Connection(asyncssh.SSHServer):
         return not waiting.poll(0)
 
     @property
+    def logging_in(self) -> bool:
+        return self.identity is None
+
+    @property
     def lingering(self) -> bool:
-        """No tutor session for LINGER_SECONDS: still not logged in, or logged in and
-        asking for nothing."""
+        """Logged in, and no tutor session for LINGER_SECONDS."""
         return (
-            self._server.caps.held_by(self) == 0
+            self.identity is not None
+            and self._server.caps.held_by(self) == 0
             and time.monotonic() - self._sessionless_since >= LINGER_SECONDS
         )
 
@@ -287,6 +291,13 @@ _MAKE_WAY: tuple[tuple[str, Callable[[_Connection], bool], str], ...] = (
         "The tutor server is busy and closed this silent connection; connect again.",
     ),
     (
+        # a flood that says its SSH version and stops: its addresses collect strikes and
+        # go first, so a learner's login in progress is safe while any of them is open
+        "stalled",
+        lambda connection: connection.logging_in,
+        "The tutor server is busy and closed this connection before it logged in; connect again.",
+    ),
+    (
         "lingering",
         lambda connection: connection.lingering,
         "The tutor server is busy and closed this connection, which had no tutor session "
@@ -376,9 +387,10 @@ class TutorServer:
 
     def admit(self, connection: _Connection, ip: str) -> Refusal | None:
         """Count a new connection in; when the server is full, a connection that has not
-        said a word makes room, else one that has had no session for LINGER_SECONDS (a
-        flood of connects that never log in, or log in and ask for nothing, cannot lock
-        learners out, whose clients speak at once and ask for their session at once)."""
+        said a word makes room, else one that has not logged in, else one logged in with
+        no session for LINGER_SECONDS (a flood of connects that never log in, or log in and
+        ask for nothing, cannot lock learners out, whose clients log in and ask for their
+        session at once)."""
         refusal = self.connection_caps.admit(connection, ip)
         if refusal is None or refusal.reason != "server-busy":
             return refusal
