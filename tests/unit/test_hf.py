@@ -189,6 +189,26 @@ def test_truncated_weights_are_one_line(tmp_path: Path) -> None:
     weights.write_bytes(weights.read_bytes()[:20])
     with pytest.raises(ModelError, match="is truncated: its header needs"):
         ProjectModel(model_dir)
+    weights.write_bytes(weights.read_bytes()[:5])
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == (
+        f"{weights} is too short to be a safetensors file: it has 5 bytes, "
+        "fewer than the 8 that give its header's length (was the download interrupted?)"
+    )
+    weights.write_bytes(b"")
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == f"{weights} is empty (was the download interrupted?)"
+
+
+def test_a_file_given_as_the_model_directory_is_named(tmp_path: Path) -> None:
+    weights = write_hf_model(tmp_path / "m", LLAMA) / "model.safetensors"
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(weights)
+    assert str(caught.value) == (
+        f"{weights} is a file, not a model directory: give the folder that holds it"
+    )
 
 
 def test_unsupported_dtype_is_named(tmp_path: Path) -> None:
@@ -196,9 +216,23 @@ def test_unsupported_dtype_is_named(tmp_path: Path) -> None:
     write_safetensors(model_dir / "model.safetensors", {LLAMA.table: random_table(VOCAB, DIM)})
     raw = (model_dir / "model.safetensors").read_bytes().replace(b'"F32"', b'"I8" ')
     (model_dir / "model.safetensors").write_bytes(raw)
-    model = ProjectModel(model_dir)
     with pytest.raises(ModelError, match="has dtype I8; the tutor reads F32, F16 and BF16"):
-        model.table()
+        ProjectModel(model_dir)  # refused on opening, before any table is mapped
+
+
+def test_a_table_whose_bytes_do_not_fit_its_shape_is_refused_on_opening(tmp_path: Path) -> None:
+    model_dir = write_hf_model(tmp_path / "m", LLAMA)
+    weights = model_dir / "model.safetensors"
+    header = json.dumps(
+        {LLAMA.table: {"dtype": "F32", "shape": [VOCAB, DIM], "data_offsets": [0, 100]}}
+    )
+    weights.write_bytes(len(header).to_bytes(8, "little") + header.encode() + bytes(4096))
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == (
+        f"{LLAMA.table!r} in {weights}: its 100 bytes do not hold shape [{VOCAB}, {DIM}] "
+        f"in F32 ({VOCAB * DIM * 4:,} bytes)"
+    )
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -214,6 +248,7 @@ def cli(*argv: str) -> subprocess.CompletedProcess[str]:
         ("corrupt", "is not a safetensors file"),
         ("unknown", "no input embedding table"),
         ("missing", "model directory not found"),
+        ("dtype", "has dtype I8; the tutor reads F32, F16 and BF16"),
     ],
 )
 def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, message: str) -> None:
@@ -227,6 +262,9 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
             weights.write_bytes(np.random.default_rng(0).bytes(4096))
         if damage == "missing":
             model_dir = tmp_path / "nowhere"
+        if damage == "dtype":  # a sound file whose table the tutor cannot read
+            write_hf_model(model_dir, LLAMA)
+            weights.write_bytes(weights.read_bytes().replace(b'"F32"', b'"I8" '))
     for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], [], ["explore"]):
         done = cli("--model", str(model_dir), *argv)
         assert done.returncode == 2, (argv, done.stderr)
