@@ -13,7 +13,13 @@ from textual.widgets import Input, Static
 
 import tutor.tui.screens.explore as explore_module
 from tests.tui.conftest import app_for, settle
-from tests.unit.hf_fixture import CONVENTIONS, WORDS, random_table, write_hf_model
+from tests.unit.hf_fixture import (
+    CONVENTIONS,
+    WORDS,
+    byte_fallback_tokenizer_json,
+    random_table,
+    write_hf_model,
+)
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest
 from tutor.tui.app import TutorApp
@@ -220,3 +226,28 @@ async def test_a_refused_analogy_reads_in_the_learners_language(
         shown = text_of(app, "#analogy-out")
         assert "「qwertyuiop」在 byte-bpe-zh 里不是一个 token" in shown, shown
         assert "is not one token" not in shown and "splits into" not in shown
+
+
+async def test_bytes_are_those_each_token_stands_for(
+    make_app: Callable[..., TutorApp], tmp_path: Path
+) -> None:
+    llama = next(c for c in CONVENTIONS if c.name == "llama")
+    model_dir = write_hf_model(tmp_path / "llama2", llama, vocab=272)
+    (model_dir / "tokenizer.json").write_text(byte_fallback_tokenizer_json(), encoding="utf-8")
+    app = make_app(start_explore=True, model_dir=model_dir, lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#text", "the cat 龙")
+        rows = [line.split("  ") for line in text_of(app, "#tokens").splitlines()[2:]]
+        shown = [
+            (cells[2].strip(), cells[-1].strip())
+            for cells in ([c for c in row if c] for row in rows)
+        ]
+        assert shown == [
+            ("'▁the'", "74 68 65"),
+            ("'▁cat'", "20 63 61 74"),
+            ("'▁'", "20"),
+            ("'<0xE9>'", "E9"),
+            ("'<0xBE>'", "BE"),
+            ("'<0x99>'", "99"),
+        ]

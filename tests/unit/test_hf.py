@@ -18,6 +18,7 @@ from tests.unit.hf_fixture import (
     WORDS,
     Convention,
     as_bf16,
+    byte_fallback_tokenizer_json,
     random_table,
     write_hf_model,
     write_safetensors,
@@ -379,3 +380,26 @@ def test_row_norms_are_kept_in_the_cache_dir(
     assert np.array_equal(reopened.row_norms, np.full(VOCAB, 2.0, np.float32))
     write_hf_model(model_dir, LLAMA, dtype="BF16", table=values * 2)  # a new file: new name
     assert ProjectModel(model_dir).table().norms_cache != table.norms_cache
+
+
+def test_each_token_s_bytes_are_the_bytes_it_stands_for(tmp_path: Path) -> None:
+    # Llama 2's byte pieces stand for one byte each, not for the six characters "<0xE9>";
+    # "▁cat" stands for " cat"; an unknown word for the text it replaced.
+    llama2 = write_hf_model(tmp_path / "llama2", LLAMA, vocab=272)
+    (llama2 / "tokenizer.json").write_text(byte_fallback_tokenizer_json(), encoding="utf-8")
+    scheme = ProjectModel(llama2).scheme
+    text = "the cat 龙"
+    tokens = scheme.encode(text)
+    assert [t.piece for t in tokens] == ["▁the", "▁cat", "▁", "<0xE9>", "<0xBE>", "<0x99>"]
+    assert [scheme.token_bytes(t, text) for t in tokens] == [
+        b"the",
+        b" cat",
+        b" ",
+        b"\xe9",
+        b"\xbe",
+        b"\x99",
+    ]
+    bert = ProjectModel(write_hf_model(tmp_path / "bert", BERT)).scheme
+    tokens = bert.encode("cat 龙")
+    assert [t.piece for t in tokens] == ["cat", "[UNK]"]
+    assert [bert.token_bytes(t, "cat 龙") for t in tokens] == [b"cat", "龙".encode()]

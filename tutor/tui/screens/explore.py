@@ -51,11 +51,9 @@ class TokenView:
 
 
 def token_view(model: ProjectModel, text: str) -> TokenView:
-    from tutor.core.tokenize import piece_bytes
-
     scheme = model.scheme
     tokens = scheme.encode(text)
-    raw = [piece_bytes(t.piece) if scheme.byte_level else t.piece.encode() for t in tokens]
+    raw = [scheme.token_bytes(t, text) for t in tokens]
     distinct = list(
         dict.fromkeys(t.piece for t in tokens if t.id not in scheme.special_ids and t.piece)
     )
