@@ -347,17 +347,36 @@ def test_every_convention_answers_every_command(
 ) -> None:
     from tutor.cli import main
 
-    model = ["--model", str(write_hf_model(tmp_path / convention.name, convention))]
-    for argv in (
-        ["tokenize", "cat dog", "--scheme", "project", "--json"],
-        ["neighbours", "cat", "--json"],
-        ["neighbours", "cat", "--scheme", "id", "--json"],
-        ["similarity", "cat", "dog", "--json"],
-        ["analogy", "king", "man", "woman", "--json"],
-    ):
-        assert main([*model, *argv]) == 0, argv
+    def answer(*argv: str) -> dict:
+        assert main([*model, *argv, "--json"]) == 0, argv
         out, err = capsys.readouterr()
-        assert err == "" and json.loads(out)
+        assert err == ""
+        return json.loads(out)
+
+    model = ["--model", str(write_hf_model(tmp_path / convention.name, convention))]
+    table = random_table(VOCAB, DIM)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    ids = {w: 2 + i for i, w in enumerate(WORDS)}  # after [PAD] and [UNK]
+
+    def top(query: np.ndarray, left_out: list[int], k: int = 5) -> list[int]:
+        scores = unit @ (query / np.linalg.norm(query))
+        scores[[0, 1, *left_out]] = -np.inf
+        return list(np.argsort(-scores, kind="stable")[:k])
+
+    tokens = answer("tokenize", "cat dog", "--scheme", "project")["tokens"]
+    assert [(t["piece"], t["id"]) for t in tokens] == [("cat", ids["cat"]), ("dog", ids["dog"])]
+    found = answer("neighbours", "cat")["neighbours"]
+    assert [n["id"] for n in found] == top(table[ids["cat"]], [ids["cat"]])
+    found = answer("neighbours", "cat", "--scheme", "id")["neighbours"]
+    scores = [n["score"] for n in found]
+    assert scores == [abs(n["id"] - ids["cat"]) for n in found] == sorted(scores)
+    assert scores[0] == 1 and ids["cat"] not in [n["id"] for n in found]
+    matrix = answer("similarity", "cat", "dog")["matrix"]
+    assert matrix[0][1] == pytest.approx(float(unit[ids["cat"]] @ unit[ids["dog"]]), abs=1e-5)
+    found = answer("analogy", "king", "man", "woman")["neighbours"]
+    query = table[ids["king"]] - table[ids["man"]] + table[ids["woman"]]
+    left_out = [ids["king"], ids["man"], ids["woman"]]
+    assert [n["id"] for n in found] == top(query, left_out)
 
 
 def test_row_norms_are_kept_in_the_cache_dir(
