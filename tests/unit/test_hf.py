@@ -422,3 +422,47 @@ def test_each_token_s_bytes_are_the_bytes_it_stands_for(tmp_path: Path) -> None:
     tokens = bert.encode("cat 龙")
     assert [t.piece for t in tokens] == ["cat", "[UNK]"]
     assert [bert.token_bytes(t, "cat 龙") for t in tokens] == [b"cat", "龙".encode()]
+
+
+def break_index(model_dir: Path, damage: str) -> str:
+    """Damage a sharded checkpoint (or empty the dir); the one line each damage must give."""
+    index = model_dir / "model.safetensors.index.json"
+    weight_map = json.loads(index.read_text())["weight_map"]
+    table_shard = model_dir / weight_map[LLAMA.table]
+    if damage == "not-json":
+        index.write_text("{not json", encoding="utf-8")
+        return f"{index}: not a valid weights index: Invalid JSON: key must be a string"
+    if damage == "no-map":
+        index.write_text('{"weight_map": [1, 2]}', encoding="utf-8")
+        return f"{index}: not a valid weights index: weight_map: Input should be an object"
+    if damage == "shard-missing":
+        table_shard.unlink()
+        return f"file not found: {table_shard}"
+    if damage == "wrong-shard":
+        other = next(s for s in set(weight_map.values()) if s != table_shard.name)
+        weight_map[LLAMA.table] = other
+        index.write_text(json.dumps({"weight_map": weight_map}), encoding="utf-8")
+        return (
+            f"{model_dir / other} has no tensor {LLAMA.table!r}, "
+            "though model.safetensors.index.json says it has"
+        )
+    for part in model_dir.iterdir():
+        part.unlink()
+    return f"{model_dir} has no tokenizer.json"
+
+
+@pytest.mark.parametrize("damage", ["not-json", "no-map", "shard-missing", "wrong-shard", "empty"])
+def test_a_broken_index_or_an_empty_dir_is_one_line(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.cli import main
+
+    model_dir = write_hf_model(tmp_path / "m", LLAMA, shards=3)
+    expected = break_index(model_dir, damage)
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value).startswith(expected), str(caught.value)
+    for argv in (["analogy", "king", "man", "woman", "--json"], []):  # [] would open the app
+        assert main(["--model", str(model_dir), *argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"tutor: error: {caught.value}\n"
