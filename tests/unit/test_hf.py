@@ -466,3 +466,28 @@ def test_a_broken_index_or_an_empty_dir_is_one_line(
         assert main(["--model", str(model_dir), *argv]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err == f"tutor: error: {caught.value}\n"
+
+
+@pytest.mark.parametrize("dtype", ["F16", "BF16"])
+def test_a_half_precision_search_never_holds_the_table_as_float32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dtype: str
+) -> None:
+    import tracemalloc
+
+    vocab, dim = 4096, 128  # 2 MB as stored, 2 MB more once converted: the bound is 1/4 of that
+    monkeypatch.setattr(table_module, "BLOCK_BYTES", 64 * dim * 4)
+    values = random_table(vocab, dim)
+    model = ProjectModel(
+        write_hf_model(tmp_path / "m", LLAMA, vocab=vocab, dim=dim, dtype=dtype, table=values)
+    )
+    peaks = []
+    for word in ("cat", "dog"):  # the first query also computes the norms; the second uses them
+        tracemalloc.start()
+        found = nearest(model, word, "after", k=5)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        row = model.scheme.single_id(word)
+        scores = reference_cosines(values, row)
+        scores[[row, 0, 1]] = -np.inf
+        assert [n.id for n in found.neighbours] == list(np.argsort(-scores, kind="stable")[:5])
+    assert max(peaks) < vocab * dim * 4 // 4, peaks
