@@ -86,6 +86,18 @@ def test_an_alias_bomb_is_refused_at_the_alias_that_crosses_the_limit(
     ]
 
 
+def test_an_unclosed_fact_reference_before_a_long_run_of_blanks_is_found_at_once(
+    tmp_path: Path,
+) -> None:
+    """The reference pattern runs on every line of check and of every page shown; one
+    that backtracks over a line of blanks would hang both."""
+    page = HOSTILE / "05-fact-reference-spaces.md"
+    report = check_in_child(page, tmp_path)
+    assert report["problems"] == [
+        f"{page}:6:3: a fact reference is written {{{{fact:key}}}} on one line; this one is not"
+    ]
+
+
 def test_many_aliases_are_refused_even_when_each_is_small(tmp_path: Path) -> None:
     page = tmp_path / "01-aliases.md"
     aliases = ", ".join(["*a"] * (MAX_YAML_ALIASES + 1))
