@@ -46,7 +46,7 @@ print(json.dumps({"problems": problems, "cpu": cpu, "peak_mb": peak_mb}))
 """
 
 
-def _limit_child() -> None:
+def limit_child() -> None:
     """A check that regresses dies of its limits instead of taking the machine's memory."""
     resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
@@ -58,7 +58,7 @@ def check_in_child(path: Path, tmp_path: Path) -> dict:
         [sys.executable, "-c", CHILD, str(path), str(tmp_path / "no-model"), str(FACTS)],
         capture_output=True,
         text=True,
-        preexec_fn=_limit_child,
+        preexec_fn=limit_child,
         timeout=600,  # a hang guard, not a measurement
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
