@@ -98,9 +98,10 @@ async def test_hostile_content_stops_at_the_error_screen_and_shows_nothing_raw(
     )
     for page in HOSTILE.glob("*.md"):
         shutil.copy(page, lesson / page.name)
-    (lesson / "05-leak.md").symlink_to(secret)
+    (lesson / "99-leak.md").symlink_to(secret)
     errors = load_lessons(lesson.parent).errors
-    assert len(errors) == 8  # two bombs, three controls, the fact (quotes, key), the link
+    # two bombs, three controls, the fact (quotes, key), the unclosed reference, the link
+    assert len(errors) == 9
 
     app = make_app(content_root=lesson.parent)
     async with app.run_test(size=(80, 24)) as pilot:
