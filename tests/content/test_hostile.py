@@ -13,6 +13,7 @@ import os
 import resource
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,22 @@ def test_many_aliases_are_refused_even_when_each_is_small(tmp_path: Path) -> Non
     col = 5 + 4 * MAX_YAML_ALIASES
     assert str(problem) == (
         f"{page}:5:{col}: front matter uses more than {MAX_YAML_ALIASES} aliases (*name)"
+    )
+
+
+def test_an_anchor_defined_twice_is_a_located_error_not_a_yaml_warning(tmp_path: Path) -> None:
+    """YAML lets a later `&name` replace an earlier one, and the YAML library printed a
+    warning of its own (lines counted in the snippet, its source file named) on stderr."""
+    page = tmp_path / "01-anchors.md"
+    page.write_text(
+        "---\nkind: fix\ntitle: t\n---\n\n```tutor tokens\ntext: &a 猫\nschemes: [&a char]\n```\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the YAML library's own warning would raise here
+        (problem,) = load_lessons(page, model_dir=tmp_path, facts_dir=FACTS).problems
+    assert str(problem) == (
+        f"{page}:8:11: the tokens widget defines the anchor &a a second time (first on line "
+        "7); give each anchor its own name"
     )
 
 
