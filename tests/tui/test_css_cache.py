@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 import textual.css.parse
+import textual.css.stylesheet
 from textual.widgets import OptionList
 
 from tests.tui.conftest import settle
@@ -68,3 +69,23 @@ async def test_each_theme_keeps_its_own_rules(make_app: Callable[..., TutorApp])
         again.theme = "textual-light"
         await settle(pilot)
         assert await background(again) == light_background
+
+
+async def test_a_second_app_parses_no_style_text(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = make_app()
+    async with first.run_test() as pilot:
+        await settle(pilot)
+    parsed: list[str] = []
+    parse_style = textual.css.stylesheet.parse_style  # textual.markup's, as it calls it
+
+    def counting(style, variables=None):  # type: ignore[no-untyped-def]
+        parsed.append(style)
+        return parse_style(style, variables)
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse_style", counting)
+    second = make_app()
+    async with second.run_test() as pilot:
+        await settle(pilot)
+    assert parsed == []

@@ -1,4 +1,4 @@
-"""Parsed CSS shared by every app in the process, per theme.
+"""Parsed CSS and styles shared by every app in the process, per theme.
 
 Why: Textual keeps what it parsed in a cache of each app's stylesheet, so every new app
 tokenizes every widget's CSS again. A served session is a fork of a template that has
@@ -10,8 +10,12 @@ the key holds the stylesheet's variables as well as what Textual's own key holds
 are not changed once parsed: Textual already hands the same parsed rules to every parse
 of one stylesheet.
 
-The hook is private: `Stylesheet._parse_rules`. Textual is pinned exactly (==8.2.8) in
-pyproject.toml, and tests/tui/test_css_cache.py fails if the hook stops being called.
+Styles named in text ("bold $text-error") are parsed with the theme's colours too, and
+shared the same way.
+
+The hooks are private: `Stylesheet._parse_rules` and `Stylesheet.parse_style`. Textual
+is pinned exactly (==8.2.8) in pyproject.toml, and tests/tui/test_css_cache.py fails if
+a hook stops being called.
 """
 
 from __future__ import annotations
@@ -21,11 +25,15 @@ from typing import Any
 from textual.cache import LRUCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
+from textual.style import Style
 
 SHARED_PARSES = 256  # (theme, CSS source) pairs kept: ~25 sources per app, a few themes
+SHARED_STYLES = 4096  # (theme, style text) pairs kept, as many as one stylesheet keeps
 
 _parsed: LRUCache[tuple[Any, ...], list[RuleSet]] = LRUCache(SHARED_PARSES)
+_styles: LRUCache[tuple[Any, ...], Style] = LRUCache(SHARED_STYLES)
 _own_parse_rules = Stylesheet._parse_rules
+_own_parse_style = Stylesheet.parse_style
 
 
 def _variables_key(stylesheet: Stylesheet) -> tuple[tuple[str, str], ...]:
@@ -56,6 +64,17 @@ def _shared_parse_rules(
     return rules
 
 
+def _shared_parse_style(self: Stylesheet, style_text: str | Style) -> Style:
+    if isinstance(style_text, Style):
+        return style_text
+    key = (_variables_key(self), style_text)
+    style = _styles.get(key)
+    if style is None:
+        style = _styles[key] = _own_parse_style(self, style_text)
+    return style
+
+
 def install() -> None:
-    """Share parsed CSS between the apps of this process; safe to repeat."""
+    """Share parsed CSS and styles between the apps of this process; safe to repeat."""
     Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
+    Stylesheet.parse_style = _shared_parse_style  # type: ignore[method-assign]
