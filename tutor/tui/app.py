@@ -68,8 +68,10 @@ THEMES = ("textual-dark", "textual-light")
 KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) is instant
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 # Python's own full collections are put off this many times longer while the app runs: the
-# app collects after each page turn that leaves a page behind (a backstop, not a schedule)
-FULL_COLLECTIONS_DEFERRED = 100
+# app collects after each page turn that leaves a page behind. A page build makes 4-11
+# middle-generation collections, so Python's own full one stays a backstop that a build
+# does not reach, and still runs while a learner stays on one page.
+FULL_COLLECTIONS_DEFERRED = 10
 
 
 class TutorApp(App[None]):
