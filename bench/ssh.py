@@ -33,7 +33,9 @@ on one server, each closing its sessions before the next).
 - silent flood: 1,000 clients from distinct 127.x addresses connect and say nothing,
   reconnecting whenever the server closes them; while they run, learners connect one
   after another and the time to their first screen (the lesson list) is measured, beside
-  the same measure with no flood, on the same server.
+  the same measure with no flood, on the same server;
+- stalling flood: the same, but each client sends its SSH version and then nothing (not
+  silent, never logged in).
 """
 
 from __future__ import annotations
@@ -552,11 +554,13 @@ async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list
 
 
 class SilentFlood:
-    """Clients that connect and say nothing, each from its own 127.x.y.z address, and
-    connect again as soon as the server closes them."""
+    """Clients that connect and say nothing (or, `speaking`, their SSH version and then
+    nothing), each from its own 127.x.y.z address, and connect again as soon as the server
+    closes them."""
 
-    def __init__(self, port: int, clients: int) -> None:
+    def __init__(self, port: int, clients: int, speaking: bool = False) -> None:
         self.port = port
+        self.speaking = speaking
         self.connects = 0
         self.connected: set[int] = set()
         self._tasks = [asyncio.create_task(self._client(n)) for n in range(clients)]
@@ -574,6 +578,8 @@ class SilentFlood:
             self.connects += 1
             self.connected.add(n)
             try:
+                if self.speaking:
+                    writer.write(b"SSH-2.0-stalling\r\n")
                 await reader.read()  # until the server closes it
             finally:
                 writer.close()
@@ -584,8 +590,11 @@ class SilentFlood:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-async def silent_flood(marks: dict[str, str], clients: int, learners: int) -> dict[str, object]:
-    """Learners' time to first screen with no flood, then while `clients` silent ones run."""
+async def silent_flood(
+    marks: dict[str, str], clients: int, learners: int, speaking: bool = False
+) -> dict[str, object]:
+    """Learners' time to first screen with no flood, then while `clients` silent ones (or,
+    `speaking`, ones that send their SSH version and stall) run."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
         server = serve(port, data_dir)
@@ -604,7 +613,7 @@ async def silent_flood(marks: dict[str, str], clients: int, learners: int) -> di
                 return seconds
 
             calm = [await one_learner(n) for n in range(learners)]
-            flood = SilentFlood(port, clients)
+            flood = SilentFlood(port, clients, speaking)
             async with asyncio.timeout(SETUP_TIMEOUT_S):
                 while len(flood.connected) < clients:
                     await asyncio.sleep(0.2)
@@ -619,6 +628,7 @@ async def silent_flood(marks: dict[str, str], clients: int, learners: int) -> di
     served = [s for s in flooded if s is not None]
     calm_served = [s for s in calm if s is not None]
     return {
+        "flood_clients_say": "their SSH version, then nothing" if speaking else "nothing",
         "silent_clients": clients,
         "silent_clients_connected_at_least_once": len(flood.connected),
         "silent_connects_per_s_during": round(rate, 1),
@@ -638,6 +648,7 @@ async def abuse(quick: bool) -> dict[str, object]:
     return {
         "input_flood": await input_flood(marks, total, seconds),
         "silent_flood": await silent_flood(marks, clients, learners),
+        "stalling_flood": await silent_flood(marks, clients, learners, speaking=True),
     }
 
 

@@ -15,7 +15,7 @@ from ruamel.yaml import YAML
 from tutor.content import load_lessons
 from tutor.content.models import PAGE_FRONTS, WidgetBlock
 from tutor.content.scaffold import PAGES, ScaffoldError, new_lesson
-from tutor.content.schema import BEGIN, END, with_reference
+from tutor.content.schema import BEGIN, END, PARTS, with_reference
 from tutor.content.source import SourceFile, split_front_matter
 from tutor.content.widgets import WIDGETS
 from tutor.core.paths import content_dir
@@ -98,6 +98,17 @@ def test_the_readme_field_reference_is_the_generated_one() -> None:
         assert f"`kind: {kind}`" in readme
     for name in WIDGETS:
         assert f"```tutor {name}" in readme
+
+
+def test_every_model_the_schema_names_has_its_table_in_the_readme(schema: dict) -> None:
+    """A part model added to a field (a new `$ref`) is documented too: the hand-kept list
+    of parts in tutor.content.schema cannot leave one out."""
+    documented = {"LessonCard", "Page", *(part.__name__ for part in PARTS)}
+    documented |= {model.__name__ for model in (*PAGE_FRONTS.values(), *WIDGETS.values())}
+    assert set(schema["$defs"]) == documented
+    readme = README.read_text(encoding="utf-8")
+    for part in PARTS:
+        assert f"\n#### {part.__name__}\n" in readme
 
 
 def test_a_new_lesson_has_one_page_of_each_kind_and_passes_check(tmp_path: Path) -> None:

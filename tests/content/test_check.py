@@ -10,6 +10,7 @@ from argparse import Namespace
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from tutor.commands.check import run
@@ -220,6 +221,26 @@ def test_rendered_problem_at_a_width_cuts_the_line_and_keeps_the_caret_on_its_pi
         "  | 束"
     )
     assert render_problem(problem) == render_problem(problem, 200)  # fits: one line
+
+
+def test_rendered_problem_near_the_right_edge_fits_the_width_and_keeps_every_character() -> None:
+    """A marker near the end of a piece: its severity word moves left instead of running
+    past the width (the error screen would wrap it and lose the line's last piece)."""
+    excerpt = "x: " + "a" * 16 + "{{fact:x}} tail"
+    problem = Problem(Path("a/01-x.md"), 3, excerpt.index("{") + 1, "error", "bad", excerpt, 10)
+    assert render_problem(problem, 24).split("\n")[2:] == [
+        "3 | x: aaaaaaaaaaaaaaaa{",
+        "  |                    ^",
+        "  |                error",
+        "  | {fact:x}} tail",
+    ]
+    for width in range(12, 40):
+        for col in range(1, len(excerpt) + 2):
+            moved = Problem(problem.path, 3, col, "error", "bad", excerpt, 10)
+            lines = render_problem(moved, width).split("\n")
+            assert max(cell_len(line) for line in lines) <= width, (width, col)
+            pieces = [line[4:] for line in lines if line.startswith(("  | ", "3 | "))]
+            assert "".join(p for p in pieces if p.strip(" ^") not in ("", "error")) == excerpt
 
 
 def test_check_command_reports_every_problem_and_fails_on_errors(

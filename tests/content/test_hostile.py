@@ -13,6 +13,7 @@ import os
 import resource
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ print(json.dumps({"problems": problems, "cpu": cpu, "peak_mb": peak_mb}))
 """
 
 
-def _limit_child() -> None:
+def limit_child() -> None:
     """A check that regresses dies of its limits instead of taking the machine's memory."""
     resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
@@ -58,7 +59,7 @@ def check_in_child(path: Path, tmp_path: Path) -> dict:
         [sys.executable, "-c", CHILD, str(path), str(tmp_path / "no-model"), str(FACTS)],
         capture_output=True,
         text=True,
-        preexec_fn=_limit_child,
+        preexec_fn=limit_child,
         timeout=600,  # a hang guard, not a measurement
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
     )
@@ -86,6 +87,18 @@ def test_an_alias_bomb_is_refused_at_the_alias_that_crosses_the_limit(
     ]
 
 
+def test_an_unclosed_fact_reference_before_a_long_run_of_blanks_is_found_at_once(
+    tmp_path: Path,
+) -> None:
+    """The reference pattern runs on every line of check and of every page shown; one
+    that backtracks over a line of blanks would hang both."""
+    page = HOSTILE / "05-fact-reference-spaces.md"
+    report = check_in_child(page, tmp_path)
+    assert report["problems"] == [
+        f"{page}:6:3: a fact reference is written {{{{fact:key}}}} on one line; this one is not"
+    ]
+
+
 def test_many_aliases_are_refused_even_when_each_is_small(tmp_path: Path) -> None:
     page = tmp_path / "01-aliases.md"
     aliases = ", ".join(["*a"] * (MAX_YAML_ALIASES + 1))
@@ -94,6 +107,22 @@ def test_many_aliases_are_refused_even_when_each_is_small(tmp_path: Path) -> Non
     col = 5 + 4 * MAX_YAML_ALIASES
     assert str(problem) == (
         f"{page}:5:{col}: front matter uses more than {MAX_YAML_ALIASES} aliases (*name)"
+    )
+
+
+def test_an_anchor_defined_twice_is_a_located_error_not_a_yaml_warning(tmp_path: Path) -> None:
+    """YAML lets a later `&name` replace an earlier one, and the YAML library printed a
+    warning of its own (lines counted in the snippet, its source file named) on stderr."""
+    page = tmp_path / "01-anchors.md"
+    page.write_text(
+        "---\nkind: fix\ntitle: t\n---\n\n```tutor tokens\ntext: &a 猫\nschemes: [&a char]\n```\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the YAML library's own warning would raise here
+        (problem,) = load_lessons(page, model_dir=tmp_path, facts_dir=FACTS).problems
+    assert str(problem) == (
+        f"{page}:8:11: the tokens widget defines the anchor &a a second time (first on line "
+        "7); give each anchor its own name"
     )
 
 

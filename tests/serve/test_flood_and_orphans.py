@@ -17,6 +17,7 @@ import pytest
 from tests.serve.conftest import (
     SilentFlood,
     Terminal,
+    child_pids_of,
     gone,
     session_pids_of,
     start_cli,
@@ -82,13 +83,15 @@ async def test_tutors_die_with_a_killed_server_that_ignored_hangup(
     terms = [await Terminal.open(port, keys[name]) for name in ("alice", "bob")]
     for term in terms:
         await term.wait_for(*HOME_WORDS)
-    children = session_pids_of(proc.pid)
-    assert len(children) == 2
+    sessions = session_pids_of(proc.pid)
+    assert len(sessions) == 2
+    children = sorted({*sessions, *child_pids_of(proc.pid)})  # the session template too
+    assert len(children) == 3
     proc.kill()
     await asyncio.to_thread(proc.wait, 30)
     await wait_until(
         lambda: all(gone(pid) for pid in children),
-        lambda: f"the tutors {[pid for pid in children if not gone(pid)]} to end",
+        lambda: f"the processes {[pid for pid in children if not gone(pid)]} to end",
     )
     for term in terms:
         await term.hang_up()

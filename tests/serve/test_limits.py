@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import pytest
 
 from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tutor.serve import server as server_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -167,6 +173,11 @@ class Silent:
         await opened[0].readline()  # the server's SSH version: counted by now
         return cls(*opened)
 
+    async def speak(self) -> None:
+        """Send an SSH version, then nothing more: no longer silent, never logged in."""
+        self.writer.write(b"SSH-2.0-stalling\r\n")
+        await self.writer.drain()
+
     async def told(self) -> bytes:
         """All the server sends until it closes the connection."""
         return await asyncio.wait_for(self.reader.read(), 10)
@@ -189,20 +200,55 @@ async def test_connections_per_address_are_capped_before_login(tmp_path: Path) -
         assert all(client.open for client in (*held, other))
 
 
-async def test_silent_connections_make_way_when_the_server_is_full(
-    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+@pytest.mark.parametrize("speaks", [False, True], ids=["silent", "stalled"])
+async def test_connections_that_do_not_log_in_make_way_when_the_server_is_full(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], speaks: bool
 ) -> None:
+    """A learner's client speaks at once and logs in at once, so a connection that has not
+    said a word makes room for it, and so does one that says its SSH version and then
+    nothing: oldest first, from addresses closed to make room before first."""
     config = make_config(tmp_path, max_connections=3)
     async with serving(config) as server:
-        silent = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
-        # a learner's client speaks at once: the oldest silent connection makes room
+        waiting = [await Silent.connect(server.port, f"127.0.0.{n}") for n in (10, 11, 12)]
+        if speaks:
+            for client in waiting:
+                await client.speak()
+            await wait_until(
+                lambda: not any(c.silent for c in server.connections), "their versions to arrive"
+            )
         conn = await connect(server.port, keys["alice"], source="127.0.0.2")
-        assert b"The tutor server is busy and closed this silent connection" in (
-            await silent[0].told()
-        )
-        assert silent[1].open and silent[2].open
+        said = b"before it logged in" if speaks else b"closed this silent connection"
+        assert b"The tutor server is busy and " in (told := await waiting[0].told())
+        assert said in told
+        assert waiting[1].open and waiting[2].open
         conn.close()
         await conn.wait_closed()
+
+
+async def test_logins_that_ask_for_nothing_make_way_when_the_server_is_full(
+    tmp_path: Path,
+    keys: dict[str, asyncssh.SSHKey],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A logged-in connection with no session makes room once it has had none for a while
+    (a learner's client asks for its session at once, but not in the same instant)."""
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    config = make_config(tmp_path, max_connections=2)
+    async with serving(config) as server:
+        idle = [await connect(server.port, keys[n], source="127.0.0.10") for n in ("bob", "carol")]
+        # young: it may ask for its session yet, so the newcomer is refused
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await connect(server.port, keys["alice"], source="127.0.0.2")
+        assert refused.value.reason.startswith("The tutor server has as many connections")
+        monkeypatch.setattr(server_module, "LINGER_SECONDS", 0.0)  # as if time had passed
+        conn = await connect(server.port, keys["alice"], source="127.0.0.2")
+        await asyncio.wait_for(idle[0].wait_closed(), 10)
+        assert not idle[1].is_closed()
+        assert "connection closed ip=127.0.0.10 reason=lingering" in caplog.text
+        for each in (conn, idle[1]):
+            each.close()
+            await each.wait_closed()
 
 
 async def test_a_login_that_opens_no_session_is_closed(
@@ -245,3 +291,89 @@ async def test_a_terminal_request_without_a_shell_is_closed(
         await asyncio.wait_for(conn.wait_closed(), 10)
         assert not server.children
         assert "connection closed ip=127.0.0.1 reason=no-session" in caplog.text
+
+
+# once told to (a line on stdin), connects `count` times to 127.0.0.1:`port` from
+# 127.0.0.3 and holds the sockets until killed
+HOLDS_CONNECTIONS = """
+import socket, sys, time
+sys.stdin.readline()
+held = []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket()
+    s.bind(("127.0.0.3", 0))
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", int(sys.argv[1])))
+    held.append(s)
+print("connected", flush=True)
+time.sleep(3600)
+"""
+
+
+def accepts_failing(monkeypatch: pytest.MonkeyPatch) -> list[OSError]:
+    """The accepts that fail from now on, as the event loop reports them to its handler
+    (whichever handler that is)."""
+    loop = asyncio.get_running_loop()
+    failed: list[OSError] = []
+    report = loop.call_exception_handler
+
+    def noted(context: dict[str, Any]) -> None:
+        if str(context.get("message")).startswith("socket.accept() out of system"):
+            failed.append(context["exception"])
+        report(context)
+
+    monkeypatch.setattr(loop, "call_exception_handler", noted)
+    return failed
+
+
+async def test_out_of_open_files_the_server_pauses_accepting_logs_once_and_sessions_go_on(
+    tmp_path: Path,
+    keys: dict[str, asyncssh.SSHKey],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The caps fit the open-file limit, but should the process run out all the same
+    (EMFILE on accept), it retries each second, logs one line per interval instead of a
+    traceback each time, and the sessions already open are served as before."""
+    caplog.set_level(logging.INFO)
+    async with serving(make_config(tmp_path)) as server:
+        term = await Terminal.open(server.port, keys["alice"])
+        await term.wait_for(*HOME_WORDS)
+        home = await term.settled()
+        failed = accepts_failing(monkeypatch)
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        # the clients are another process: only the server's accepts need files here
+        flood = subprocess.Popen(
+            [sys.executable, "-c", HOLDS_CONNECTIONS, str(server.port), "10"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert flood.stdin is not None and flood.stdout is not None
+            resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 1, hard))
+            flood.stdin.write("go\n")
+            flood.stdin.flush()
+            assert await asyncio.to_thread(flood.stdout.readline) == "connected\n"
+            # asyncio retries the accept every second: wait for three failures
+            await wait_until(lambda: len(failed) >= 3, "accepts to fail for want of files")
+            term.press("\x10")  # ctrl+p: the open session still answers keys
+            palette = await term.wait_for_change(home)
+            term.press("\x1b")
+            await term.wait_for_change(palette)
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+            flood.kill()
+            flood.wait()
+        # files again: a new learner gets in
+        bob = await Terminal.open(server.port, keys["bob"], source="127.0.0.2")
+        await bob.wait_for(*HOME_WORDS)
+        for learner in (term, bob):
+            learner.press("q")
+            assert await learner.closed() == 0
+    said = [r.getMessage() for r in caplog.records if "accept" in r.getMessage()]
+    assert said == [
+        "cannot accept connections: [Errno 24] Too many open files "
+        f"(open-file limit {server.budget.limit}); retrying every second"
+    ]
+    assert not [r for r in caplog.records if r.exc_info or r.name == "asyncio"]

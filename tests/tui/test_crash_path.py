@@ -43,10 +43,13 @@ async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
     raise AssertionError("never happened")
 
 
-def run_on_pty(data_dir: Path, cols: int, rows: int, keys: bytes = b"") -> tuple[int, str]:
-    """`tutor --lang en` on a terminal of this size: (exit status, everything it printed).
-    `keys` are typed once it has drawn, and q after them if it is still running."""
-    leader, child = tutor_on_pty(data_dir, cols, rows, "--lang", "en", "--learner", LEARNER)
+def run_on_pty(
+    data_dir: Path, cols: int, rows: int, keys: bytes = b"", command: tuple[str, ...] = ()
+) -> tuple[int, str]:
+    """`tutor --lang en [COMMAND]` on a terminal of this size: (exit status, everything it
+    printed). `keys` are typed once it has drawn, and q after them if it is still running."""
+    args = ("--lang", "en", "--learner", LEARNER, *command)
+    leader, child = tutor_on_pty(data_dir, cols, rows, *args)
     output = bytearray()
     typed = False
     deadline = time.monotonic() + 60
@@ -89,6 +92,12 @@ def assert_apology_and_crash_file(status: int, printed: str, data_dir: Path, err
 
 def test_a_one_by_one_terminal_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
     status, printed = run_on_pty(tmp_path, 1, 1)
+    assert_apology_and_crash_file(status, printed, tmp_path, "Error")
+
+
+def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
+    """`tutor preview` ends on a bug the way `tutor` does, not with a traceback."""
+    status, printed = run_on_pty(tmp_path, 1, 1, command=("preview",))
     assert_apology_and_crash_file(status, printed, tmp_path, "Error")
 
 

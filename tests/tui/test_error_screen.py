@@ -3,6 +3,7 @@ file that cannot be opened says so; never a traceback."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,11 +13,14 @@ from textual.widgets import Static
 
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
+from tutor.content.problems import is_control
 from tutor.progress.store import open_in_background
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
+from tutor.tui.widgets.problem import ProblemReport
 
 BROKEN = Path(__file__).parent / "fixtures" / "broken"
+HOSTILE = Path(__file__).parents[1] / "content" / "fixtures" / "hostile"
 
 
 async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp]) -> None:
@@ -77,3 +81,37 @@ async def test_a_served_learner_is_not_told_to_fix_the_server_s_folders(tmp_path
         assert isinstance(app.screen, ErrorScreen)
         hint = str(app.screen.query_one(".hint", Static).render())
         assert "管理服务器的人" in hint and "TUTOR_DATA_DIR" not in hint
+
+
+async def test_hostile_content_stops_at_the_error_screen_and_shows_nothing_raw(
+    make_app: Callable[..., TutorApp], tmp_path: Path
+) -> None:
+    """The hostile fixtures of `tutor check` (alias bombs, control characters, an unquoted
+    fact reference) and a page linked to a file outside: the app shows the same problems,
+    with no control character and nothing of the linked file."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("---\nkind: fix\ntitle: SECRET\n---\n")
+    lesson = tmp_path / "content" / "hostile"
+    lesson.mkdir(parents=True)
+    (lesson / "lesson.md").write_text(
+        "---\nid: hostile\ntitle: t\nquestion: q\ntopic: x\nobjectives: [o]\noutcome: o\n---\n"
+    )
+    for page in HOSTILE.glob("*.md"):
+        shutil.copy(page, lesson / page.name)
+    (lesson / "99-leak.md").symlink_to(secret)
+    errors = load_lessons(lesson.parent).errors
+    # two bombs, three controls, the fact (quotes, key), the unclosed reference, the link
+    assert len(errors) == 9
+
+    app = make_app(content_root=lesson.parent)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        shown = app.screen.plain_text()
+        assert [str(problem) in shown for problem in errors] == [True] * len(errors)
+        reports = app.screen.query(ProblemReport)
+        drawn = "".join(
+            strip.text for report in reports for strip in report.render_lines(report.region)
+        )
+        assert "SECRET" not in shown + drawn
+        assert [char for char in shown + drawn if is_control(char) and char != "\n"] == []

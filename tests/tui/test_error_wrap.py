@@ -9,6 +9,7 @@ import select
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from rich.cells import cell_len
 
 from tests.tui.conftest import settle, tutor_on_pty
@@ -57,10 +58,12 @@ async def test_long_lines_wrap_with_the_caret_under_its_spot(
         assert cell_len(marker[: marker.index("^")]) == cell_len(above[: above.index("{{")])
 
 
-def test_tutor_exits_non_zero_after_showing_broken_content(tmp_path: Path) -> None:
-    """The real `tutor` on a pseudo-terminal: the error screen shows, q quits, status 1."""
+@pytest.mark.parametrize("command", ["--content", "preview"])
+def test_tutor_exits_non_zero_after_showing_broken_content(tmp_path: Path, command: str) -> None:
+    """The real `tutor` (and `tutor preview`) on a pseudo-terminal: the error screen
+    shows, q quits, status 1."""
     root = broken_lesson(tmp_path / "content")
-    leader, child = tutor_on_pty(tmp_path / "data", 80, 24, "--content", str(root))
+    leader, child = tutor_on_pty(tmp_path / "data", 80, 24, command, str(root))
     seen = b""
     try:
         while b"no.such.key" not in seen:  # the error screen is up

@@ -13,7 +13,13 @@ from textual.widgets import Input, Static
 
 import tutor.tui.screens.explore as explore_module
 from tests.tui.conftest import app_for, settle
-from tests.unit.hf_fixture import CONVENTIONS, WORDS, random_table, write_hf_model
+from tests.unit.hf_fixture import (
+    CONVENTIONS,
+    WORDS,
+    byte_fallback_tokenizer_json,
+    random_table,
+    write_hf_model,
+)
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest
 from tutor.tui.app import TutorApp
@@ -105,6 +111,9 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         assert "3 tokens" in text_of(app, "#tokens")  # not padded to 128
         await type_into(pilot, "#text", "king zebra")
         assert "'[UNK]'" in text_of(app, "#tokens")  # shown as text, never read as markup
+        await type_into(pilot, "#text", "supercalifragilistic")  # [UNK] for 20 bytes
+        row = text_of(app, "#tokens").splitlines()[2]
+        assert row.endswith("'[UNK]'  73 75 70 65 72 63 61 6C 69 66 72 61 …+8"), row
         await type_into(pilot, "#analogy", "king man woman")
         first = text_of(app, "#analogy-out").splitlines()[1]
         assert first.split()[:2] == ["1", "'queen'"] and first.endswith("1.000")
@@ -220,3 +229,28 @@ async def test_a_refused_analogy_reads_in_the_learners_language(
         shown = text_of(app, "#analogy-out")
         assert "「qwertyuiop」在 byte-bpe-zh 里不是一个 token" in shown, shown
         assert "is not one token" not in shown and "splits into" not in shown
+
+
+async def test_bytes_are_those_each_token_stands_for(
+    make_app: Callable[..., TutorApp], tmp_path: Path
+) -> None:
+    llama = next(c for c in CONVENTIONS if c.name == "llama")
+    model_dir = write_hf_model(tmp_path / "llama2", llama, vocab=272)
+    (model_dir / "tokenizer.json").write_text(byte_fallback_tokenizer_json(), encoding="utf-8")
+    app = make_app(start_explore=True, model_dir=model_dir, lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#text", "the cat 龙")
+        rows = [line.split("  ") for line in text_of(app, "#tokens").splitlines()[2:]]
+        shown = [
+            (cells[2].strip(), cells[-1].strip())
+            for cells in ([c for c in row if c] for row in rows)
+        ]
+        assert shown == [
+            ("'▁the'", "74 68 65"),
+            ("'▁cat'", "20 63 61 74"),
+            ("'▁'", "20"),
+            ("'<0xE9>'", "E9"),
+            ("'<0xBE>'", "BE"),
+            ("'<0x99>'", "99"),
+        ]

@@ -6,10 +6,14 @@ must lie wholly below the first screen once everything is built, at every suppor
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
 
+from tests.content.test_hostile import CPU_SECONDS_BOUND, limit_child
 from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
 from tutor.tui.app import TutorApp
 from tutor.tui.first_screen import least_markdown_lines
@@ -47,3 +51,34 @@ def test_markdown_lines_are_counted_low() -> None:
     assert least_markdown_lines(source, 80) == 1 + 2
     assert least_markdown_lines("字" * 100, 40) == 5  # 200 cells over 40
     assert least_markdown_lines("", 80) == 0
+
+
+CHILD = """
+import json, sys, time
+from tutor.tui.first_screen import least_markdown_lines
+source = sys.stdin.read()
+started = time.process_time()
+lines = least_markdown_lines(source, 80)
+print(json.dumps({"lines": lines, "cpu": time.process_time() - started}))
+"""
+
+
+def test_markdown_lines_are_counted_at_once_on_hostile_lines() -> None:
+    """Counted on every page turn, so on text `tutor check` lets through: a table row of
+    blanks before its text, a run of '[' and of '[a](' (patterns that backtracked over
+    them would keep the page from opening for minutes). Counted in a child with a CPU
+    limit; the bound is loose, the count takes milliseconds."""
+    table = "| a | b |\n|---|---|\n" + " " * 20_000 + "x\n"
+    source = f"{table}\n{'[' * 50_000}\n\n{'[a](' * 20_000}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        input=source,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit_child,
+        timeout=600,  # a hang guard, not a measurement
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["lines"] == 2 + 50_000 // 80 + 80_000 // 80  # rows, then cells over 80
+    assert report["cpu"] < CPU_SECONDS_BOUND

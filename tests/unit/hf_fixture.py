@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer, models, pre_tokenizers
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
 WORDS = ("cat", "dog", "car", "bus", "apple", "banana", "king", "queen", "man", "woman")
 UNK = "[UNK]"
@@ -210,3 +210,19 @@ def write_hf_model(
         json.dumps({"metadata": {}, "weight_map": weight_map}), encoding="utf-8"
     )
     return path
+
+
+def byte_fallback_tokenizer_json() -> str:
+    """A SentencePiece-style BPE as Llama 2, Mistral and Gemma ship it: "▁" for spaces,
+    and a character outside the vocabulary spelled as its UTF-8 bytes, <0xE9> <0xBE> ..."""
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    vocab.update({f"<0x{b:02X}>": 3 + b for b in range(256)})
+    for piece in ("▁", "t", "h", "e", "c", "a", "▁t", "he", "▁the", "▁c", "at", "▁cat"):
+        vocab.setdefault(piece, len(vocab))
+    merges = [("▁", "t"), ("h", "e"), ("▁t", "he"), ("▁", "c"), ("a", "t"), ("▁c", "at")]
+    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
+    )
+    return tok.to_str()

@@ -18,6 +18,7 @@ from tests.unit.hf_fixture import (
     WORDS,
     Convention,
     as_bf16,
+    byte_fallback_tokenizer_json,
     random_table,
     write_hf_model,
     write_safetensors,
@@ -189,6 +190,26 @@ def test_truncated_weights_are_one_line(tmp_path: Path) -> None:
     weights.write_bytes(weights.read_bytes()[:20])
     with pytest.raises(ModelError, match="is truncated: its header needs"):
         ProjectModel(model_dir)
+    weights.write_bytes(weights.read_bytes()[:5])
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == (
+        f"{weights} is too short to be a safetensors file: it has 5 bytes, "
+        "fewer than the 8 that give its header's length (was the download interrupted?)"
+    )
+    weights.write_bytes(b"")
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == f"{weights} is empty (was the download interrupted?)"
+
+
+def test_a_file_given_as_the_model_directory_is_named(tmp_path: Path) -> None:
+    weights = write_hf_model(tmp_path / "m", LLAMA) / "model.safetensors"
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(weights)
+    assert str(caught.value) == (
+        f"{weights} is a file, not a model directory: give the folder that holds it"
+    )
 
 
 def test_unsupported_dtype_is_named(tmp_path: Path) -> None:
@@ -196,9 +217,23 @@ def test_unsupported_dtype_is_named(tmp_path: Path) -> None:
     write_safetensors(model_dir / "model.safetensors", {LLAMA.table: random_table(VOCAB, DIM)})
     raw = (model_dir / "model.safetensors").read_bytes().replace(b'"F32"', b'"I8" ')
     (model_dir / "model.safetensors").write_bytes(raw)
-    model = ProjectModel(model_dir)
     with pytest.raises(ModelError, match="has dtype I8; the tutor reads F32, F16 and BF16"):
-        model.table()
+        ProjectModel(model_dir)  # refused on opening, before any table is mapped
+
+
+def test_a_table_whose_bytes_do_not_fit_its_shape_is_refused_on_opening(tmp_path: Path) -> None:
+    model_dir = write_hf_model(tmp_path / "m", LLAMA)
+    weights = model_dir / "model.safetensors"
+    header = json.dumps(
+        {LLAMA.table: {"dtype": "F32", "shape": [VOCAB, DIM], "data_offsets": [0, 100]}}
+    )
+    weights.write_bytes(len(header).to_bytes(8, "little") + header.encode() + bytes(4096))
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value) == (
+        f"{LLAMA.table!r} in {weights}: its 100 bytes do not hold shape [{VOCAB}, {DIM}] "
+        f"in F32 ({VOCAB * DIM * 4:,} bytes)"
+    )
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -214,6 +249,7 @@ def cli(*argv: str) -> subprocess.CompletedProcess[str]:
         ("corrupt", "is not a safetensors file"),
         ("unknown", "no input embedding table"),
         ("missing", "model directory not found"),
+        ("dtype", "has dtype I8; the tutor reads F32, F16 and BF16"),
     ],
 )
 def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, message: str) -> None:
@@ -227,6 +263,9 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
             weights.write_bytes(np.random.default_rng(0).bytes(4096))
         if damage == "missing":
             model_dir = tmp_path / "nowhere"
+        if damage == "dtype":  # a sound file whose table the tutor cannot read
+            write_hf_model(model_dir, LLAMA)
+            weights.write_bytes(weights.read_bytes().replace(b'"F32"', b'"I8" '))
     for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], [], ["explore"]):
         done = cli("--model", str(model_dir), *argv)
         assert done.returncode == 2, (argv, done.stderr)
@@ -308,17 +347,36 @@ def test_every_convention_answers_every_command(
 ) -> None:
     from tutor.cli import main
 
-    model = ["--model", str(write_hf_model(tmp_path / convention.name, convention))]
-    for argv in (
-        ["tokenize", "cat dog", "--scheme", "project", "--json"],
-        ["neighbours", "cat", "--json"],
-        ["neighbours", "cat", "--scheme", "id", "--json"],
-        ["similarity", "cat", "dog", "--json"],
-        ["analogy", "king", "man", "woman", "--json"],
-    ):
-        assert main([*model, *argv]) == 0, argv
+    def answer(*argv: str) -> dict:
+        assert main([*model, *argv, "--json"]) == 0, argv
         out, err = capsys.readouterr()
-        assert err == "" and json.loads(out)
+        assert err == ""
+        return json.loads(out)
+
+    model = ["--model", str(write_hf_model(tmp_path / convention.name, convention))]
+    table = random_table(VOCAB, DIM)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    ids = {w: 2 + i for i, w in enumerate(WORDS)}  # after [PAD] and [UNK]
+
+    def top(query: np.ndarray, left_out: list[int], k: int = 5) -> list[int]:
+        scores = unit @ (query / np.linalg.norm(query))
+        scores[[0, 1, *left_out]] = -np.inf
+        return list(np.argsort(-scores, kind="stable")[:k])
+
+    tokens = answer("tokenize", "cat dog", "--scheme", "project")["tokens"]
+    assert [(t["piece"], t["id"]) for t in tokens] == [("cat", ids["cat"]), ("dog", ids["dog"])]
+    found = answer("neighbours", "cat")["neighbours"]
+    assert [n["id"] for n in found] == top(table[ids["cat"]], [ids["cat"]])
+    found = answer("neighbours", "cat", "--scheme", "id")["neighbours"]
+    scores = [n["score"] for n in found]
+    assert scores == [abs(n["id"] - ids["cat"]) for n in found] == sorted(scores)
+    assert scores[0] == 1 and ids["cat"] not in [n["id"] for n in found]
+    matrix = answer("similarity", "cat", "dog")["matrix"]
+    assert matrix[0][1] == pytest.approx(float(unit[ids["cat"]] @ unit[ids["dog"]]), abs=1e-5)
+    found = answer("analogy", "king", "man", "woman")["neighbours"]
+    query = table[ids["king"]] - table[ids["man"]] + table[ids["woman"]]
+    left_out = [ids["king"], ids["man"], ids["woman"]]
+    assert [n["id"] for n in found] == top(query, left_out)
 
 
 def test_row_norms_are_kept_in_the_cache_dir(
@@ -341,3 +399,95 @@ def test_row_norms_are_kept_in_the_cache_dir(
     assert np.array_equal(reopened.row_norms, np.full(VOCAB, 2.0, np.float32))
     write_hf_model(model_dir, LLAMA, dtype="BF16", table=values * 2)  # a new file: new name
     assert ProjectModel(model_dir).table().norms_cache != table.norms_cache
+
+
+def test_each_token_s_bytes_are_the_bytes_it_stands_for(tmp_path: Path) -> None:
+    # Llama 2's byte pieces stand for one byte each, not for the six characters "<0xE9>";
+    # "▁cat" stands for " cat"; an unknown word for the text it replaced.
+    llama2 = write_hf_model(tmp_path / "llama2", LLAMA, vocab=272)
+    (llama2 / "tokenizer.json").write_text(byte_fallback_tokenizer_json(), encoding="utf-8")
+    scheme = ProjectModel(llama2).scheme
+    text = "the cat 龙"
+    tokens = scheme.encode(text)
+    assert [t.piece for t in tokens] == ["▁the", "▁cat", "▁", "<0xE9>", "<0xBE>", "<0x99>"]
+    assert [scheme.token_bytes(t, text) for t in tokens] == [
+        b"the",
+        b" cat",
+        b" ",
+        b"\xe9",
+        b"\xbe",
+        b"\x99",
+    ]
+    bert = ProjectModel(write_hf_model(tmp_path / "bert", BERT)).scheme
+    tokens = bert.encode("cat 龙")
+    assert [t.piece for t in tokens] == ["cat", "[UNK]"]
+    assert [bert.token_bytes(t, "cat 龙") for t in tokens] == [b"cat", "龙".encode()]
+
+
+def break_index(model_dir: Path, damage: str) -> str:
+    """Damage a sharded checkpoint (or empty the dir); the one line each damage must give."""
+    index = model_dir / "model.safetensors.index.json"
+    weight_map = json.loads(index.read_text())["weight_map"]
+    table_shard = model_dir / weight_map[LLAMA.table]
+    if damage == "not-json":
+        index.write_text("{not json", encoding="utf-8")
+        return f"{index}: not a valid weights index: Invalid JSON: key must be a string"
+    if damage == "no-map":
+        index.write_text('{"weight_map": [1, 2]}', encoding="utf-8")
+        return f"{index}: not a valid weights index: weight_map: Input should be an object"
+    if damage == "shard-missing":
+        table_shard.unlink()
+        return f"file not found: {table_shard}"
+    if damage == "wrong-shard":
+        other = next(s for s in set(weight_map.values()) if s != table_shard.name)
+        weight_map[LLAMA.table] = other
+        index.write_text(json.dumps({"weight_map": weight_map}), encoding="utf-8")
+        return (
+            f"{model_dir / other} has no tensor {LLAMA.table!r}, "
+            "though model.safetensors.index.json says it has"
+        )
+    for part in model_dir.iterdir():
+        part.unlink()
+    return f"{model_dir} has no tokenizer.json"
+
+
+@pytest.mark.parametrize("damage", ["not-json", "no-map", "shard-missing", "wrong-shard", "empty"])
+def test_a_broken_index_or_an_empty_dir_is_one_line(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.cli import main
+
+    model_dir = write_hf_model(tmp_path / "m", LLAMA, shards=3)
+    expected = break_index(model_dir, damage)
+    with pytest.raises(ModelError) as caught:
+        ProjectModel(model_dir)
+    assert str(caught.value).startswith(expected), str(caught.value)
+    for argv in (["analogy", "king", "man", "woman", "--json"], []):  # [] would open the app
+        assert main(["--model", str(model_dir), *argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"tutor: error: {caught.value}\n"
+
+
+@pytest.mark.parametrize("dtype", ["F16", "BF16"])
+def test_a_half_precision_search_never_holds_the_table_as_float32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dtype: str
+) -> None:
+    import tracemalloc
+
+    vocab, dim = 4096, 128  # 2 MB as stored, 2 MB more once converted: the bound is 1/4 of that
+    monkeypatch.setattr(table_module, "BLOCK_BYTES", 64 * dim * 4)
+    values = random_table(vocab, dim)
+    model = ProjectModel(
+        write_hf_model(tmp_path / "m", LLAMA, vocab=vocab, dim=dim, dtype=dtype, table=values)
+    )
+    peaks = []
+    for word in ("cat", "dog"):  # the first query also computes the norms; the second uses them
+        tracemalloc.start()
+        found = nearest(model, word, "after", k=5)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        row = model.scheme.single_id(word)
+        scores = reference_cosines(values, row)
+        scores[[row, 0, 1]] = -np.inf
+        assert [n.id for n in found.neighbours] == list(np.argsort(-scores, kind="stable")[:5])
+    assert max(peaks) < vocab * dim * 4 // 4, peaks

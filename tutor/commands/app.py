@@ -4,6 +4,7 @@ on the model workbench)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,13 +16,18 @@ EXIT_USAGE = 2
 
 
 def run(args: argparse.Namespace) -> int:
-    """The lessons. 0 after a normal quit; 1 when broken content stopped at the error
-    screen (so scripts and `tutor serve` can tell); a bug ends them with an apology and
-    EXIT_CRASH (tutor.crash)."""
+    """The lessons, as `run_app` runs them."""
+    return run_app(args, lambda: build(args))
+
+
+def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
+    """The app `make` builds (`tutor`, `tutor preview`), run until it quits. 0 after a
+    normal quit; 1 when broken content stopped at the error screen (so scripts and `tutor
+    serve` can tell); a bug ends it with an apology and EXIT_CRASH (tutor.crash)."""
     if args.model is not None and not _model_opens(args.model):
         return EXIT_USAGE
     try:
-        app = build(args)
+        app = make()
         app.run()
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
@@ -57,6 +63,9 @@ def build(args: argparse.Namespace) -> TutorApp:
     import gc
     import os
 
+    from tutor.malloc import limit_arenas
+
+    limit_arenas()  # before the first thread (the store opens in one below)
     # Importing Textual makes ~100 collections of objects that all live on; the app
     # collects once and re-enables collection when its first screen is up.
     gc.disable()

@@ -114,15 +114,21 @@ def render_problem(problem: Problem, width: int | None = None) -> str:
     room = _cells(source) + 1 if width is None else max(width - len(gutter) - 3, 8)
     lines = [*heads, f"{blank} |"]
     offset = 0
-    for number, piece in enumerate(_cut(source, room)):
+    pieces = _cut(source, room)
+    if start == len(source) and _cells(pieces[-1]) >= room:  # the spot after a full piece
+        pieces.append("")
+    for number, piece in enumerate(pieces):
         lines.append(f"{gutter if number == 0 else blank} | {piece}")
         end = offset + len(piece)
-        if offset <= start < end or (start == end == len(source)):
+        if offset <= start < end or (start == end == len(source) and number == len(pieces) - 1):
             pad = _cells(piece[: start - offset])
             carets = "^" * max(min(_cells(marked), room - pad), 1)
             marker = f"{blank} | {' ' * pad}{carets}"
             if width is not None and _cells(marker) + 1 + len(problem.severity) > width:
-                lines += [marker, f"{blank} | {' ' * pad}{problem.severity}"]
+                # on a line of its own, moved left if it would run past the width: a wider
+                # line would be wrapped by the screen, which sizes the report by its lines
+                under = min(pad, max(room - len(problem.severity), 0))
+                lines += [marker, f"{blank} | {' ' * under}{problem.severity}"]
             else:
                 lines.append(f"{marker} {problem.severity}")
         offset = end

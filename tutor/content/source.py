@@ -193,7 +193,7 @@ def parse_yaml(
         return None, too_many
     yaml = YAML(typ="rt", pure=True)
     yaml.Parser = _LimitedParser
-    yaml.limits = _Limits(what)  # read by _LimitedParser through its loader
+    yaml.limits = _Limits(what, first_line)  # read by _LimitedParser through its loader
     try:
         tree = yaml.load(text)
     except _LimitReached as reached:
@@ -272,9 +272,11 @@ class _Limits:
     is composed: a bomb or a deep nest stops at the event that crosses a limit, before
     anything is built, expanded or recursed into."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, first_line: int) -> None:
         self.what = what
+        self.first_line = first_line
         self.expanded: dict[Any, int] = {}  # anchor -> values it stands for
+        self.defined: dict[Any, int] = {}  # anchor -> the file line it is defined on
         # values so far in each collection being read (the document first), and its anchor
         self.frames: list[list[Any]] = [[0, None]]
         self.aliases = 0
@@ -282,6 +284,8 @@ class _Limits:
     def see(self, event: Any) -> None:
         what, frames = self.what, self.frames
         message = None
+        if not isinstance(event, AliasEvent) and getattr(event, "anchor", None) is not None:
+            self._define(event)
         if isinstance(event, CollectionStartEvent):
             frames.append([1, event.anchor])
             if len(frames) - 1 > MAX_YAML_DEPTH:
@@ -308,14 +312,41 @@ class _Limits:
         if message is not None:
             raise _LimitReached(message, event.start_mark)
 
+    def _define(self, event: Any) -> None:
+        """An anchor (`&name`) is defined once: YAML lets a second one replace the first,
+        which the YAML library only warns about, on stderr, in the snippet's lines."""
+        first = self.defined.get(event.anchor)
+        if first is None:
+            self.defined[event.anchor] = self.first_line + event.start_mark.line
+            return
+        message = (
+            f"{self.what} defines the anchor &{event.anchor} a second time (first on line "
+            f"{first}); give each anchor its own name"
+        )
+        raise _LimitReached(message, event.start_mark)
+
 
 class _LimitedParser(Parser):
-    """ruamel's parser, with every event the composer takes counted by the loader's _Limits."""
+    """ruamel's parser, with every event counted by the loader's _Limits as it is read,
+    before the composer so much as peeks at it (it warns of a reused anchor on a peek)."""
+
+    def _read(self) -> None:
+        if self.current_event is None and self.state:
+            self.current_event = self.state()
+            if self.current_event is not None:
+                self.loader.limits.see(self.current_event)
+
+    def check_event(self, *choices: Any) -> bool:
+        self._read()
+        return super().check_event(*choices)
+
+    def peek_event(self) -> Any:
+        self._read()
+        return super().peek_event()
 
     def get_event(self) -> Any:
-        event = super().get_event()
-        self.loader.limits.see(event)
-        return event
+        self._read()
+        return super().get_event()
 
 
 def control_message(char: str) -> str:

@@ -34,6 +34,7 @@ from tutor.core.table import (
     RecreatedTable,
     TableError,
     TensorEntry,
+    check_table,
     read_header,
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
@@ -86,6 +87,10 @@ class ProjectModel:
     """One opened model directory; tables are memory-mapped on first use and kept."""
 
     def __init__(self, path: Path) -> None:
+        if path.is_file():
+            raise ModelError(
+                f"{path} is a file, not a model directory: give the folder that holds it"
+            )
         if not path.is_dir():
             raise ModelError(f"model directory not found: {path}")
         if not (path / TOKENIZER_FILE).is_file():
@@ -99,15 +104,14 @@ class ProjectModel:
             )
             self._embed_file, self._embed_key = self._locate_embedding()
             entry = read_header(self._embed_file)[0].get(self._embed_key)
+            if entry is None:
+                raise ModelError(
+                    f"{self._embed_file} has no tensor {self._embed_key!r}, "
+                    f"though {WEIGHTS_INDEX_FILE} says it has"
+                )
+            check_table(self._embed_file, self._embed_key, entry)
         except (TokenizeError, TableError, HFError) as exc:
             raise ModelError(str(exc)) from exc
-        if entry is None:
-            raise ModelError(
-                f"{self._embed_file} has no tensor {self._embed_key!r}, "
-                f"though {WEIGHTS_INDEX_FILE} says it has"
-            )
-        if len(entry.shape) != 2:
-            raise ModelError(f"{self._embed_key!r} is not a table: shape {list(entry.shape)}")
         self.table_shape: tuple[int, int] = (entry.shape[0], entry.shape[1])
         self.table_dtype = entry.dtype
         rows = self.table_shape[0]

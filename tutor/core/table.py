@@ -61,6 +61,8 @@ def read_header(path: Path) -> tuple[dict[str, TensorEntry], int]:
     """
     try:
         size_on_disk = path.stat().st_size
+        if size_on_disk < 8:
+            raise TableError(_too_short(path, size_on_disk))
         with path.open("rb") as f:
             (size,) = struct.unpack("<Q", f.read(8))
             if size > MAX_HEADER_BYTES:
@@ -96,6 +98,35 @@ def read_header(path: Path) -> tuple[dict[str, TensorEntry], int]:
             f"file has {size_on_disk:,} (was the download interrupted?)"
         )
     return entries, 8 + size
+
+
+def _too_short(path: Path, size: int) -> str:
+    if size == 0:
+        return f"{path} is empty (was the download interrupted?)"
+    return (
+        f"{path} is too short to be a safetensors file: it has {size} bytes, "
+        "fewer than the 8 that give its header's length (was the download interrupted?)"
+    )
+
+
+def check_table(path: Path, key: str, entry: TensorEntry) -> np.dtype:
+    """How numpy reads a 2-D table's bytes; a table the tutor cannot map is refused here,
+    so a model directory is refused when it is opened rather than at its first question."""
+    if len(entry.shape) != 2:
+        raise TableError(f"{key!r} in {path} is not a table: shape {list(entry.shape)}")
+    if entry.dtype not in _NUMPY_DTYPES:
+        raise TableError(
+            f"{key!r} in {path} has dtype {entry.dtype}; the tutor reads F32, F16 and BF16"
+        )
+    dtype = np.dtype(_NUMPY_DTYPES[entry.dtype])
+    begin, end = entry.data_offsets
+    needed = dtype.itemsize * entry.shape[0] * entry.shape[1]
+    if end - begin != needed:
+        raise TableError(
+            f"{key!r} in {path}: its {end - begin:,} bytes do not hold shape "
+            f"{list(entry.shape)} in {entry.dtype} ({needed:,} bytes)"
+        )
+    return dtype
 
 
 def find_embedding_key(entries: dict[str, TensorEntry]) -> str:
@@ -156,16 +187,8 @@ class EmbeddingTable:
         if key not in entries:
             raise TableError(f"{path} has no tensor {key!r}")
         entry = entries[key]
-        if len(entry.shape) != 2:
-            raise TableError(f"{key!r} in {path} is not 2-D: shape {list(entry.shape)}")
-        if entry.dtype not in _NUMPY_DTYPES:
-            raise TableError(
-                f"{key!r} in {path} has dtype {entry.dtype}; the tutor reads F32, F16 and BF16"
-            )
-        begin, end = entry.data_offsets
-        dtype = np.dtype(_NUMPY_DTYPES[entry.dtype])
-        if end - begin != dtype.itemsize * entry.shape[0] * entry.shape[1]:
-            raise TableError(f"{key!r} in {path}: byte range does not match its shape")
+        dtype = check_table(path, key, entry)
+        begin = entry.data_offsets[0]
         raw = np.memmap(path, dtype=dtype, mode="r", offset=data_start + begin, shape=entry.shape)
         table = cls(raw if mmap else np.array(raw), bfloat16=entry.dtype == "BF16")
         if mmap and raw.nbytes >= NORMS_CACHE_MIN_BYTES:

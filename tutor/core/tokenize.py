@@ -29,6 +29,8 @@ CODEPOINT_VOCAB = 0x110000  # 1,114,112: every code point U+0000..U+10FFFF has a
 _MAX_PIECES_IN_MESSAGE = 12
 _HEX_RUN = re.compile(r"<([0-9A-F]{2}(?: [0-9A-F]{2})*)>")
 _ESCAPED_RUN = re.compile("[\udc80-\udcff]+")
+# a SentencePiece byte-fallback piece (Llama 2, Mistral, Gemma): one raw byte
+_FALLBACK_BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -107,6 +109,12 @@ class Scheme(ABC):
     @abstractmethod
     def piece_to_id(self, piece: str) -> int | None:
         """The id whose readable piece is exactly `piece`, or None."""
+
+    def token_bytes(self, token: Token, text: str) -> bytes:
+        """The bytes `token` stands for in `text` (it came from `encode(text)`): the text
+        it covers, not its vocabulary spelling ("▁cat" covers " cat", [UNK] the word it
+        replaced)."""
+        return text[token.start : token.end].encode("utf-8")
 
     def single_id(self, piece: str) -> int:
         """The id of `piece` if it is one token; otherwise say what it becomes.
@@ -226,6 +234,7 @@ class TokenizerScheme(Scheme):
         tokenizer.no_truncation()
         tokenizer.no_padding()
         self.byte_level = _is_byte_level(spec)
+        self.byte_fallback = bool((spec.get("model") or {}).get("byte_fallback"))
         if self.byte_level:
             # The ByteLevel post-processor trims spaces out of offsets, so " cat" would map to
             # "cat"; we encode without special tokens, so dropping it changes no id.
@@ -240,6 +249,9 @@ class TokenizerScheme(Scheme):
         unk_id = tokenizer.token_to_id(unk) if unk else None
         if unk_id is not None:
             self.special_ids |= {unk_id}
+        # id -> readable piece, filled as ids are met: spelling a piece out of its bytes
+        # was three quarters of encoding a 2,000-character paste
+        self._pieces: dict[int, str] = {}
 
     def encode(self, text: str) -> list[Token]:
         _check_text(text)
@@ -248,6 +260,16 @@ class TokenizerScheme(Scheme):
             Token(self.id_to_piece(id), id, start, end)
             for id, (start, end) in zip(enc.ids, enc.offsets, strict=True)
         ]
+
+    def token_bytes(self, token: Token, text: str) -> bytes:
+        """Exact for byte pieces: a byte-level token's own bytes, and a byte-fallback piece
+        <0xE9> is the one byte E9 (the three pieces of 龙 cover the same character)."""
+        if self.byte_level:
+            return piece_bytes(token.piece)
+        fallback = _FALLBACK_BYTE.fullmatch(token.piece) if self.byte_fallback else None
+        if fallback and token.id not in self._added:
+            return bytes.fromhex(fallback[1])
+        return super().token_bytes(token, text)
 
     def decode(self, ids: Sequence[int]) -> str:
         if not self.byte_level:
@@ -274,9 +296,11 @@ class TokenizerScheme(Scheme):
             return raw.encode("utf-8")
 
     def id_to_piece(self, id: int) -> str:
-        if self.byte_level:
-            return readable_bytes(self._token_bytes(id))
-        return self._raw(id)
+        piece = self._pieces.get(id)
+        if piece is None:
+            raw = self._token_bytes(id) if self.byte_level else None
+            piece = self._pieces[id] = self._raw(id) if raw is None else readable_bytes(raw)
+        return piece
 
     def piece_to_id(self, piece: str) -> int | None:
         if not self.byte_level or piece in self._added.values():

@@ -66,8 +66,9 @@ class ConnectionCaps:
     """Open connections, in total and per client address, counted from the moment of
     accept (before authentication), so silent connections cannot pile up unseen.
 
-    When the total is reached, a silent connection may make way for a new one
-    (make_way); addresses whose connections were closed for silence before go first.
+    When the total is reached, a connection that waits for nothing (silent, or without a
+    session for a while) may make way for a new one (make_way); addresses whose connections
+    were closed to make way before go first.
     """
 
     def __init__(self, max_total: int, max_per_address: int) -> None:
@@ -75,8 +76,8 @@ class ConnectionCaps:
         self.max_per_address = max_per_address
         self.open: dict[Hashable, str] = {}  # oldest first
         self._per_address: Counter[str] = Counter()
-        # silent connections closed, per address: a flooder's addresses collect them,
-        # a learner's do not (bounded like RateLimiter's table)
+        # connections closed to make way, per address: a flooder's addresses collect
+        # them, a learner's do not (bounded like RateLimiter's table)
         self._strikes: Counter[str] = Counter()
 
     def admit(self, connection: Hashable, ip: str) -> Refusal | None:
@@ -97,9 +98,10 @@ class ConnectionCaps:
         self._per_address[ip] += 1
         return None
 
-    def make_way(self, is_silent: Callable[[Hashable], bool]) -> Hashable | None:
-        """Release and return the connection to close so that a new one fits: a silent
-        one, from the address with the most strikes, oldest first; None if none is silent.
+    def make_way(self, may_go: Callable[[Hashable], bool]) -> Hashable | None:
+        """Release and return the connection to close so that a new one fits: one that
+        `may_go` picks, from the address with the most strikes, oldest first; None if it
+        picks none.
 
         Oldest first alone is not enough: a flood that reconnects at once pushes a
         learner's new connection out before its first words arrive.
@@ -108,7 +110,7 @@ class ConnectionCaps:
             enumerate(self.open.items()), key=lambda item: (-self._strikes[item[1][1]], item[0])
         )
         for _, (connection, ip) in ranked:
-            if is_silent(connection):
+            if may_go(connection):
                 self._strikes[ip] += 1
                 if len(self._strikes) > 4096:
                     self._strikes = Counter(dict(self._strikes.most_common(2048)))

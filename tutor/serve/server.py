@@ -7,7 +7,7 @@ import logging
 import select
 import shutil
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,10 @@ CHANNEL_WINDOW = 256 * 1024
 _REFUSED_LOGIN_SECONDS = 10.0
 # repeated log lines (refusals in a flood, EMFILE) are written at most this often
 LOG_INTERVAL_SECONDS = 10.0
+# when the server is full, a logged-in connection with no tutor session for this long makes
+# way for a newcomer (after silent ones and ones still logging in); a learner's client asks
+# for its session as soon as it has logged in
+LINGER_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +106,7 @@ class _Connection(asyncssh.SSHServer):
         self._ip = "?"
         self._counted = False
         self._lost = False
+        self._sessionless_since = time.monotonic()
         self._login_timer: asyncio.TimerHandle | None = None
         self._session_timer: asyncio.TimerHandle | None = None
         # the last identity a successful auth step named; auth_completed follows the
@@ -125,6 +130,19 @@ class _Connection(asyncssh.SSHServer):
         waiting = select.poll()
         waiting.register(sock.fileno(), select.POLLIN)
         return not waiting.poll(0)
+
+    @property
+    def logging_in(self) -> bool:
+        return self.identity is None
+
+    @property
+    def lingering(self) -> bool:
+        """Logged in, and no tutor session for LINGER_SECONDS."""
+        return (
+            self.identity is not None
+            and self._server.caps.held_by(self) == 0
+            and time.monotonic() - self._sessionless_since >= LINGER_SECONDS
+        )
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -152,15 +170,13 @@ class _Connection(asyncssh.SSHServer):
             login_timeout = min(login_timeout, _REFUSED_LOGIN_SECONDS)
         self._login_timer = loop.call_later(login_timeout, self._login_expired, login_timeout)
 
-    def evict(self) -> None:
-        """Closed to make room for a new connection (the caps released it already): this
-        one never said a word."""
+    def evict(self, reason: str, message: str) -> None:
+        """Closed to make room for a new connection (the caps released it already)."""
         self._counted = False
-        self._server.throttled.info("evicted", "connection closed ip=%s reason=silent", self._ip)
-        self._end(
-            asyncssh.DISC_TOO_MANY_CONNECTIONS,
-            "The tutor server is busy and closed this silent connection; connect again.",
+        self._server.throttled.info(
+            f"evicted-{reason}", "connection closed ip=%s reason=%s", self._ip, reason
         )
+        self._end(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def _end(self, code: int, message: str) -> None:
         for timer in (self._login_timer, self._session_timer):
@@ -199,6 +215,7 @@ class _Connection(asyncssh.SSHServer):
         if self._lost or self._session_timer is not None:
             return
         if self._server.caps.held_by(self) == 0:
+            self._sessionless_since = time.monotonic()
             self._start_session_timer()
 
     def _start_session_timer(self) -> None:
@@ -264,6 +281,29 @@ class _Connection(asyncssh.SSHServer):
             return False
         client = str(self._conn.get_extra_info("client_version", "?"))
         return TutorSession(self._server, self, self.identity, self._ip, client)
+
+
+# who makes way for a newcomer when the server is full, in this order, and what they read
+_MAKE_WAY: tuple[tuple[str, Callable[[_Connection], bool], str], ...] = (
+    (
+        "silent",
+        lambda connection: connection.silent,
+        "The tutor server is busy and closed this silent connection; connect again.",
+    ),
+    (
+        # a flood that says its SSH version and stops: its addresses collect strikes and
+        # go first, so a learner's login in progress is safe while any of them is open
+        "stalled",
+        lambda connection: connection.logging_in,
+        "The tutor server is busy and closed this connection before it logged in; connect again.",
+    ),
+    (
+        "lingering",
+        lambda connection: connection.lingering,
+        "The tutor server is busy and closed this connection, which had no tutor session "
+        "open; connect again.",
+    ),
+)
 
 
 class TutorServer:
@@ -347,16 +387,20 @@ class TutorServer:
 
     def admit(self, connection: _Connection, ip: str) -> Refusal | None:
         """Count a new connection in; when the server is full, a connection that has not
-        said a word makes room (a flood of silent connects cannot lock learners out, whose
-        clients speak at once)."""
+        said a word makes room, else one that has not logged in, else one logged in with
+        no session for LINGER_SECONDS (a flood of connects that never log in, or log in and
+        ask for nothing, cannot lock learners out, whose clients log in and ask for their
+        session at once)."""
         refusal = self.connection_caps.admit(connection, ip)
-        if refusal is not None and refusal.reason == "server-busy":
-            silent = self.connection_caps.make_way(
-                lambda other: isinstance(other, _Connection) and other.silent
+        if refusal is None or refusal.reason != "server-busy":
+            return refusal
+        for reason, may_go, message in _MAKE_WAY:
+            other = self.connection_caps.make_way(
+                lambda o, may_go=may_go: isinstance(o, _Connection) and may_go(o)
             )
-            if isinstance(silent, _Connection):
-                silent.evict()
-                refusal = self.connection_caps.admit(connection, ip)
+            if isinstance(other, _Connection):
+                other.evict(reason, message)
+                return self.connection_caps.admit(connection, ip)
         return refusal
 
     def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ from tutor.progress.store import (
     open_in_background,
     open_store,
 )
-from tutor.tui import cjk_wrap
+from tutor.tui import cjk_wrap, css_cache
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
@@ -67,6 +67,11 @@ def screen_class(kind: str) -> type[PageScreen]:
 THEMES = ("textual-dark", "textual-light")
 KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) is instant
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
+# Python's own full collections are put off this many times longer while the app runs: the
+# app collects after each page turn that leaves a page behind. A page build makes 4-11
+# middle-generation collections, so Python's own full one stays a backstop that a build
+# does not reach, and still runs while a learner stays on one page.
+FULL_COLLECTIONS_DEFERRED = 10
 
 
 class TutorApp(App[None]):
@@ -98,6 +103,7 @@ class TutorApp(App[None]):
         opening_store: Future[ProgressStore] | None = None,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
+        css_cache.install()
         super().__init__()
         self.content_root = content_root
         self.model_dir = model_dir
@@ -194,15 +200,25 @@ class TutorApp(App[None]):
         # for that; a second later nobody does.
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
 
-    @staticmethod
-    def _freeze_startup_objects() -> None:
+    def _freeze_startup_objects(self) -> None:
         """What survives a collection once the first screen is up (Textual, the app, that
         screen) lives as long as the app. Frozen, it is no longer rescanned by every full
         collection, which took ~30 ms each (the slowest answers to a paste), now ~6 ms.
-        Collection may have been off until now (`tutor` starts that way): it is back on."""
+        Collection may have been off until now (`tutor` starts that way): it is back on,
+        with full collections left to the app (`_collect_pages_left`)."""
         gc.collect()
         gc.freeze()
+        young, middle, full = self._python_gc_threshold = gc.get_threshold()
+        gc.set_threshold(young, middle, full * FULL_COLLECTIONS_DEFERRED)
         gc.enable()
+
+    @staticmethod
+    def _collect_pages_left() -> None:
+        """A page left behind holds its widgets in cycles: only a full collection frees
+        it. On Python's schedule that collection (20-160 ms) fell in the middle of building
+        a page every few turns; here it runs once the new page is on screen. (The page
+        left just now is freed by the next one: its timers' tasks still hold it.)"""
+        gc.collect()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Without animation (served sessions), text cursors do not blink either: a blinking
@@ -232,6 +248,9 @@ class TutorApp(App[None]):
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):
             self.ctx.store.close()
+        threshold = getattr(self, "_python_gc_threshold", None)
+        if threshold is not None:  # the process may go on (tests, a preview's restart)
+            gc.set_threshold(*threshold)
 
     # lessons -----------------------------------------------------------------
 
@@ -330,6 +349,7 @@ class TutorApp(App[None]):
         for screen in self._kept:
             newest[screen.name] = screen
         recent = set(self._kept[-KEPT_PAGES:])
+        left_behind = False
         for screen in list(self._kept):
             if screen in recent and newest[screen.name] is screen:
                 continue
@@ -339,6 +359,9 @@ class TutorApp(App[None]):
             self.uninstall_screen(screen)
             if screen.is_attached:
                 await screen.remove()
+            left_behind = True
+        if left_behind:
+            self.call_after_refresh(self._collect_pages_left)
 
     def turn_page(self, lesson_id: str, number: int, step: int) -> None:
         """`step` pages on from `number`, or from where turns not yet drawn lead.

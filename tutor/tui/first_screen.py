@@ -17,9 +17,12 @@ from rich.cells import cell_len
 from textual.lazy import Lazy
 from textual.widget import Widget
 
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# Patterns that cannot backtrack over a long run of one character (a page's text is any
+# text `tutor check` lets through): a link's text and address stop at the next bracket or
+# parenthesis, and a table's rule row is any row of blanks, ':', '|' and '-' alone.
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 _MARKUP = re.compile(r"[*_`#>|]")
-_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+_TABLE_RULE = re.compile(r"[\s:|-]+")
 
 
 def least_markdown_lines(source: str, width: int) -> int:
@@ -31,7 +34,7 @@ def least_markdown_lines(source: str, width: int) -> int:
         if not rows:
             continue
         if rows[0].lstrip().startswith("|"):
-            lines += sum(1 for row in rows if not _TABLE_RULE.match(row))
+            lines += sum(1 for row in rows if not _TABLE_RULE.fullmatch(row))
             continue
         visible = sum(cell_len(_MARKUP.sub("", _LINK.sub(r"\1", row)).strip()) for row in rows)
         lines += max(1, math.ceil(visible / max(width, 1)))

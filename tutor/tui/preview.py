@@ -81,7 +81,7 @@ class PreviewApp(TutorApp):
         super().__init__(content_root, **options)  # type: ignore[arg-type]
         self.reloads = 0  # loads after the first, good or broken; tests wait on it
         self.last_reload_s = 0.0  # from the save being seen to the page shown again
-        self._watcher: asyncio.Task[None]
+        self._watcher: asyncio.Task[None] | None = None  # from mount on
         self._parsed = ParsedFiles()  # files parsed by the previous load
 
     def on_mount(self) -> None:
@@ -97,7 +97,8 @@ class PreviewApp(TutorApp):
             load_lessons(self.content_root, earlier=self._parsed)
 
     def on_unmount(self) -> None:
-        self._watcher.cancel()
+        if self._watcher is not None:  # None if the app ended before it mounted
+            self._watcher.cancel()
         super().on_unmount()
 
     async def _watch(self) -> None:

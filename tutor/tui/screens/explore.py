@@ -38,6 +38,7 @@ HEATMAP_LIMIT = 20  # tokens in the heatmap: 20 columns of 3 cells fit 80 column
 SHOWN_TOKENS = 12  # token rows listed before "… and N more"
 PICK_LIMIT = 40  # tokens offered to pick from: a long paste must not make a bar of thousands
 K = 6
+SHOWN_BYTES = 12  # a token's bytes listed before "…+N": an unknown long word stays one line
 DEFAULT_TEXT = {"zh": "猫和狗都喜欢吃鱼", "en": "the cat and the dog like fish"}
 
 
@@ -51,15 +52,19 @@ class TokenView:
 
 
 def token_view(model: ProjectModel, text: str) -> TokenView:
-    from tutor.core.tokenize import piece_bytes
-
     scheme = model.scheme
     tokens = scheme.encode(text)
-    raw = [piece_bytes(t.piece) if scheme.byte_level else t.piece.encode() for t in tokens]
+    raw = [scheme.token_bytes(t, text) for t in tokens]
     distinct = list(
         dict.fromkeys(t.piece for t in tokens if t.id not in scheme.special_ids and t.piece)
     )
-    return TokenView(tokens, [data.hex(" ").upper() for data in raw], distinct)
+    return TokenView(tokens, [hex_bytes(data) for data in raw], distinct)
+
+
+def hex_bytes(data: bytes) -> str:
+    """Bytes in hex, the first SHOWN_BYTES of them, then how many more."""
+    shown = data[:SHOWN_BYTES].hex(" ").upper()
+    return shown + (f" …+{len(data) - SHOWN_BYTES}" if len(data) > SHOWN_BYTES else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,32 @@
-"""A one-line text field whose typing repaints the field alone.
+"""A one-line text field whose typing repaints the field alone, and whose drawing costs
+what is on screen, not what was pasted.
 
 Why: Textual's Input records its text width as its virtual size on every change, and
 that reactive asks for a layout of the whole screen, although a one-line field's size is
 fixed by the stylesheet. On a lesson page that layout was half of a keystroke's CPU; with
 fifty learners typing on two cores it decides the latency. The text still scrolls: the
 field's own scrolling reads the virtual size, which is kept up to date.
+
+Input also measures and renders its whole value on every frame and cursor move, then crops
+what fits: after a 2,000-character paste that was most of a frame. A long value is drawn
+here from the characters the field shows, with the cells of each character counted once
+per value.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 from typing import Any
 
+from rich.cells import get_character_cell_size
+from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widgets import Input
+
+WINDOW_FROM_CHARS = 256  # shorter values are cheap to draw whole, as Input does
 
 
 class TextField(Input):
@@ -25,3 +38,59 @@ class TextField(Input):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
+        self._cells_for: tuple[str, list[int]] | None = None
+
+    def _cell_ends(self) -> list[int] | None:
+        """The cell just after each character of a long plain value; None where Input's
+        own drawing is needed (short, tabs, a password, a highlighter, a suggestion)."""
+        value = self.value
+        if (
+            len(value) < WINDOW_FROM_CHARS
+            or "\t" in value
+            or self.password
+            or self.highlighter is not None
+            or self._suggestion
+        ):
+            return None
+        if self._cells_for is None or self._cells_for[0] is not value:
+            self._cells_for = (value, list(accumulate(map(get_character_cell_size, value))))
+        return self._cells_for[1]
+
+    def _position_to_cell(self, position: int) -> int:
+        ends = self._cell_ends()
+        if ends is None:
+            return super()._position_to_cell(position)
+        return ends[position - 1] if position > 0 else 0
+
+    @property
+    def content_width(self) -> int:
+        ends = self._cell_ends()
+        return super().content_width if ends is None else ends[-1] + 1
+
+    def render_line(self, y: int) -> Strip:
+        ends = self._cell_ends()
+        if y != 0 or ends is None:
+            return super().render_line(y)
+        value = self.value
+        width = self.scrollable_content_region.width + 1
+        scroll_x = self.scroll_offset.x
+        first = bisect_right(ends, scroll_x)  # the character holding the first shown cell
+        last = min(len(value), bisect_left(ends, scroll_x + width) + 1)
+        skipped_cells = ends[first - 1] if first else 0
+        shown = Text(value[first:last], no_wrap=True, overflow="ignore", end="")
+        if self.has_focus:
+            start, end = sorted(self.selection)
+            if start != end and end > first and start < last:
+                style = self.get_component_rich_style("input--selection")
+                shown.stylize_before(style, max(start - first, 0), min(end, last) - first)
+            if self._cursor_visible:
+                cursor = self.cursor_position - first
+                if self.cursor_at_end and last == len(value):
+                    shown.pad_right(1)
+                if 0 <= cursor < len(shown):
+                    style = self.get_component_rich_style("input--cursor")
+                    shown.stylize(style, cursor, cursor + 1)
+        options = self.app.console_options.update_width(shown.cell_len + 1)
+        strip = Strip(list(self.app.console.render(shown, options)))
+        strip = strip.crop(scroll_x - skipped_cells, scroll_x - skipped_cells + width)
+        return strip.extend_cell_length(width).apply_style(self.rich_style)

@@ -1,0 +1,66 @@
+"""A page the tutor stops keeping is freed as soon as the new page is on screen, and the
+full collections that free such pages never run in the middle of building one.
+
+Why: a page's widgets hold each other in cycles, so only a full collection frees a page
+left behind. Left to Python's own schedule, that collection (20-160 ms) fell in the middle
+of a page turn every few pages and was the slowest turn of a walk (bench/keys.py).
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable
+
+from tests.tui.conftest import settle
+from tutor.tui.app import FREEZE_AFTER_S, TutorApp
+from tutor.tui.screens.page import PageScreen
+
+
+async def test_pages_left_behind_are_freed_after_the_turn(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app()
+    full_on_pythons_schedule = []
+    apps_own = []
+    collect_pages_left = app._collect_pages_left
+
+    def collecting() -> None:
+        apps_own.append(True)
+        collect_pages_left()
+        apps_own.pop()
+
+    app._collect_pages_left = collecting  # type: ignore[method-assign]
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2 and not apps_own:
+            full_on_pythons_schedule.append(info)
+
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.pause(FREEZE_AFTER_S + 0.2)  # startup objects frozen, the app's GC set
+        await pilot.press("enter")
+        await settle(pilot)
+        pages: list[weakref.ref[PageScreen]] = []
+        gc.callbacks.append(note)
+        try:
+            for _ in range(6):
+                screen = app.screen
+                assert isinstance(screen, PageScreen)
+                pages.append(weakref.ref(screen))
+                del screen
+                await pilot.press("n")
+                await settle(pilot)
+            for _ in range(20):  # the collection runs after the frame: a few more turns
+                await pilot.pause()
+        finally:
+            gc.callbacks.remove(note)
+        # pages 1-6 were left for page 7: page 6 is kept (n then p is instant); 1-4 are
+        # gone; 5 goes with this turn's collection or the next one (the tasks of its
+        # timers may still hold it as this one runs)
+        freed = [page() is None for page in pages]
+        assert freed[:4] == [True] * 4
+        assert freed[5] is False
+        # every full collection was the app's own, after a turn: none fell inside one
+        assert full_on_pythons_schedule == []
+    assert gc.get_threshold() == (700, 10, 10)  # the app's schedule ended with it
