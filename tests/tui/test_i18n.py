@@ -85,3 +85,9 @@ def test_a_similarity_refusal_reads_in_chinese() -> None:
     assert "0" in said and not re.search(r"[A-Za-z]{2,}", said), said
     unknown = SimilarityError("unknown scheme", "unknown_scheme", scheme="x", choices="id")
     assert "「x」" in say(ctx, unknown) and "id" in say(ctx, unknown)
+
+
+def test_every_reason_a_store_fails_is_said_in_both_languages() -> None:
+    from tutor.progress.trouble import TROUBLES
+
+    assert sorted(code for code in TROUBLES if not i18n.has(f"store.why.{code}")) == []
