@@ -51,10 +51,12 @@ def test_every_binding_description_is_translated() -> None:
 
 def refusal_codes() -> set[str]:
     """Every code the core gives a refusal: the second argument of `raise XError(message,
-    "code", ...)` anywhere in tutor/core."""
+    "code", ...)` anywhere in tutor/core, and both codes of `invalid_json(...)`."""
     codes = set()
     for path in (TUI.parent / "core").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "invalid_json":
+                codes |= {arg.value for arg in node.args[4:] if isinstance(arg, ast.Constant)}
             if (
                 isinstance(node, ast.Raise)
                 and isinstance(node.exc, ast.Call)
