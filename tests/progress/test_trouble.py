@@ -48,7 +48,11 @@ def test_a_progress_file_from_a_newer_tutor_says_which_versions(tmp_path: Path) 
     db.close()
     error = refused(data_dir=tmp_path)
     assert error.code == "too_new"
-    assert error.values == {"version": SCHEMA_VERSION + 4, "supported": SCHEMA_VERSION}
+    assert error.values == {
+        "version": SCHEMA_VERSION + 4,
+        "supported": SCHEMA_VERSION,
+        "location": str(tmp_path / DB_FILENAME),
+    }
 
 
 def test_an_unreachable_database_server_is_unreachable() -> None:

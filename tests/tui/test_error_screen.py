@@ -70,7 +70,7 @@ async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
             assert isinstance(app.screen, ErrorScreen)
             assert "无法打开学习进度" in str(app.screen.query_one("#page-header").render())
             why, where = app.screen.plain_text().splitlines()[:2]
-            assert why == "学习进度打不开：进度文件夹的位置上是一个文件，不是文件夹。"
+            assert why == "原因：进度文件夹的位置上是一个文件，不是文件夹。"
             assert where == f"位置：{not_a_folder}"
             await pilot.press("q")
         assert app.return_code == 0
@@ -79,11 +79,10 @@ async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
 @pytest.mark.parametrize(
     ("lang", "why"),
     [
-        ("zh", "学习进度打不开：进度文件已损坏，或者不是导师的进度文件。"),
+        ("zh", "原因：进度文件已损坏，或者不是导师的进度文件。"),
         (
             "en",
-            "Your progress cannot be opened: the progress file is damaged, "
-            "or is not a tutor progress file.",
+            "Why: the progress file is damaged, or is not a tutor progress file.",
         ),
     ],
 )
@@ -112,7 +111,7 @@ async def test_an_error_nobody_can_name_is_quoted_as_the_system_s_words(tmp_path
     async with app.run_test() as pilot:
         await settle(pilot)
         assert app.screen.plain_text().splitlines()[0] == (
-            "学习进度打不开：出了导师认不出的存储错误（系统的原话：x: something new）。"
+            "原因：出了导师认不出的存储错误（系统的原话：x: something new）。"
         )
 
 

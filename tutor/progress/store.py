@@ -166,6 +166,7 @@ def open_store(
 def cannot_open(error: Exception, location: str, folder: Path | None = None) -> StoreError:
     """`error` (from opening the store at `location`) as a StoreError with its code."""
     if isinstance(error, StoreError) and error.code:
+        error.values.setdefault("location", location)
         return error
     code = opening_trouble(error, location, folder)
     message = str(error) if isinstance(error, StoreError) else f"{location}: {error}"
