@@ -254,3 +254,26 @@ def test_bad_names_and_files(tmp_path: Path) -> None:
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(TokenizeError, match=r"is not a tokenizer\.json file"):
         load_scheme(bad, "x")
+
+
+@pytest.mark.parametrize("which", ["byte", "char"])
+def test_a_piece_is_spelled_once_per_id(
+    which: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spelling pieces out of their bytes was most of encoding a long paste: an id met
+    again is read from what was spelled, with the same pieces as the first time."""
+    json_text = byte_bpe_json() if which == "byte" else char_json()
+    scheme = load_scheme(write_tokenizer(tmp_path / "t.json", json_text), "byte-bpe-zh")
+    text = "小明把苹果给了小王。猫和狗都是动物，cat and dog." * 20
+    first = scheme.encode(text)
+    spelled: list[int] = []
+    raw = scheme._raw  # type: ignore[attr-defined]
+
+    def counting(id: int) -> str:
+        spelled.append(id)
+        return raw(id)
+
+    monkeypatch.setattr(scheme, "_raw", counting)
+    again = scheme.encode(text)
+    assert again == first
+    assert spelled == []

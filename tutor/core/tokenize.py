@@ -249,6 +249,9 @@ class TokenizerScheme(Scheme):
         unk_id = tokenizer.token_to_id(unk) if unk else None
         if unk_id is not None:
             self.special_ids |= {unk_id}
+        # id -> readable piece, filled as ids are met: spelling a piece out of its bytes
+        # was three quarters of encoding a 2,000-character paste
+        self._pieces: dict[int, str] = {}
 
     def encode(self, text: str) -> list[Token]:
         _check_text(text)
@@ -293,9 +296,11 @@ class TokenizerScheme(Scheme):
             return raw.encode("utf-8")
 
     def id_to_piece(self, id: int) -> str:
-        if self.byte_level:
-            return readable_bytes(self._token_bytes(id))
-        return self._raw(id)
+        piece = self._pieces.get(id)
+        if piece is None:
+            raw = self._token_bytes(id) if self.byte_level else None
+            piece = self._pieces[id] = self._raw(id) if raw is None else readable_bytes(raw)
+        return piece
 
     def piece_to_id(self, piece: str) -> int | None:
         if not self.byte_level or piece in self._added.values():

@@ -29,7 +29,7 @@ from tutor.progress.store import (
     open_in_background,
     open_store,
 )
-from tutor.tui import cjk_wrap
+from tutor.tui import cjk_wrap, css_cache
 from tutor.tui.context import TutorContext
 from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
@@ -101,6 +101,7 @@ class TutorApp(App[None]):
         opening_store: Future[ProgressStore] | None = None,
     ) -> None:
         cjk_wrap.install()  # before anything is measured: lesson prose is mostly Chinese
+        css_cache.install()
         super().__init__()
         self.content_root = content_root
         self.model_dir = model_dir

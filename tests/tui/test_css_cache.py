@@ -1,0 +1,91 @@
+"""The tutor's stylesheets are parsed once per process and theme, not once per app.
+
+Why: a served session is a fork of a template that has already drawn a first screen; each
+new app parsed every widget's CSS again (about a tenth of a session's start-up CPU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import textual.css.parse
+import textual.css.stylesheet
+from textual.widgets import OptionList
+
+from tests.tui.conftest import settle
+from tutor.tui.app import TutorApp
+
+
+def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    parsed: list[str] = []
+    parse = textual.css.parse.parse
+
+    def counting(scope, css, read_from, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(str(read_from))
+        return parse(scope, css, read_from, *args, **kwargs)
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse", counting)
+    return parsed
+
+
+async def background(app: TutorApp) -> str:
+    return str(app.screen.query_one(OptionList).styles.background)
+
+
+async def test_a_second_app_parses_no_css(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = make_app()
+    async with first.run_test() as pilot:
+        await settle(pilot)
+        first_background = await background(first)
+    parsed = count_parses(monkeypatch)
+    second = make_app()
+    async with second.run_test() as pilot:
+        await settle(pilot)
+        assert parsed == []
+        assert await background(second) == first_background
+
+
+async def test_each_theme_keeps_its_own_rules(make_app: Callable[..., TutorApp]) -> None:
+    """Rules are parsed with the theme's colours in them: a cache per theme, or an app in
+    the light theme would draw the dark one's."""
+    dark = make_app()
+    async with dark.run_test() as pilot:
+        await settle(pilot)
+        dark_background = await background(dark)
+    light = make_app()
+    async with light.run_test() as pilot:
+        light.theme = "textual-light"
+        await settle(pilot)
+        light_background = await background(light)
+        light.theme = "textual-dark"
+        await settle(pilot)
+        assert await background(light) == dark_background
+    assert light_background != dark_background
+    again = make_app()
+    async with again.run_test() as pilot:
+        again.theme = "textual-light"
+        await settle(pilot)
+        assert await background(again) == light_background
+
+
+async def test_a_second_app_parses_no_style_text(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = make_app()
+    async with first.run_test() as pilot:
+        await settle(pilot)
+    parsed: list[str] = []
+    parse_style = textual.css.stylesheet.parse_style  # textual.markup's, as it calls it
+
+    def counting(style, variables=None):  # type: ignore[no-untyped-def]
+        parsed.append(style)
+        return parse_style(style, variables)
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse_style", counting)
+    second = make_app()
+    async with second.run_test() as pilot:
+        await settle(pilot)
+    assert parsed == []

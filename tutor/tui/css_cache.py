@@ -1,0 +1,80 @@
+"""Parsed CSS and styles shared by every app in the process, per theme.
+
+Why: Textual keeps what it parsed in a cache of each app's stylesheet, so every new app
+tokenizes every widget's CSS again. A served session is a fork of a template that has
+already drawn a first screen; that parse was about a tenth of each session's start-up
+CPU, and of the time ten learners connecting at once wait for their first screens.
+
+Parsed rules carry the theme's colours (variables are substituted as CSS is parsed), so
+the key holds the stylesheet's variables as well as what Textual's own key holds. Rules
+are not changed once parsed: Textual already hands the same parsed rules to every parse
+of one stylesheet.
+
+Styles named in text ("bold $text-error") are parsed with the theme's colours too, and
+shared the same way.
+
+The hooks are private: `Stylesheet._parse_rules` and `Stylesheet.parse_style`. Textual
+is pinned exactly (==8.2.8) in pyproject.toml, and tests/tui/test_css_cache.py fails if
+a hook stops being called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.cache import LRUCache
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.style import Style
+
+SHARED_PARSES = 256  # (theme, CSS source) pairs kept: ~25 sources per app, a few themes
+SHARED_STYLES = 4096  # (theme, style text) pairs kept, as many as one stylesheet keeps
+
+_parsed: LRUCache[tuple[Any, ...], list[RuleSet]] = LRUCache(SHARED_PARSES)
+_styles: LRUCache[tuple[Any, ...], Style] = LRUCache(SHARED_STYLES)
+_own_parse_rules = Stylesheet._parse_rules
+_own_parse_style = Stylesheet.parse_style
+
+
+def _variables_key(stylesheet: Stylesheet) -> tuple[tuple[str, str], ...]:
+    """The stylesheet's variables as a key, worked out again only when they are replaced
+    (Textual's set_variables assigns a new dict)."""
+    variables = stylesheet._variables
+    known = getattr(stylesheet, "_tutor_variables_key", None)
+    if known is None or known[0] is not variables:
+        known = (variables, tuple(sorted(variables.items())))
+        stylesheet._tutor_variables_key = known  # type: ignore[attr-defined]
+    return known[1]
+
+
+def _shared_parse_rules(
+    self: Stylesheet,
+    css: str,
+    read_from: Any,
+    is_default_rules: bool = False,
+    tie_breaker: int = 0,
+    scope: str = "",
+) -> list[RuleSet]:
+    key = (_variables_key(self), css, read_from, is_default_rules, tie_breaker, scope)
+    rules = _parsed.get(key)
+    if rules is None:
+        rules = _own_parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        if not any(rule.errors for rule in rules):  # a broken sheet is reported each time
+            _parsed[key] = rules
+    return rules
+
+
+def _shared_parse_style(self: Stylesheet, style_text: str | Style) -> Style:
+    if isinstance(style_text, Style):
+        return style_text
+    key = (_variables_key(self), style_text)
+    style = _styles.get(key)
+    if style is None:
+        style = _styles[key] = _own_parse_style(self, style_text)
+    return style
+
+
+def install() -> None:
+    """Share parsed CSS and styles between the apps of this process; safe to repeat."""
+    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
+    Stylesheet.parse_style = _shared_parse_style  # type: ignore[method-assign]
