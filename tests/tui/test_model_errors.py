@@ -23,7 +23,7 @@ from tests.unit.test_hf import break_index
 from tutor.core.model import ModelError, ProjectModel
 from tutor.tui.app import TutorApp
 from tutor.tui.i18n import Speaker
-from tutor.tui.refusals import model_error
+from tutor.tui.refusals import model_error, say
 
 VOCAB, DIM = 64, 8
 LLAMA = next(c for c in CONVENTIONS if c.name == "llama")
@@ -199,3 +199,34 @@ def test_tutor_with_a_bad_model_says_one_line_in_the_language_asked(tmp_path: Pa
     (tmp_path / "config.json").write_text(json.dumps({"vocab_size": 3}))
     by_default = tutor("--model", str(tmp_path))  # in Chinese
     assert by_default.stderr == f"tutor：模型打不开：{tmp_path} 里没有 tokenizer.json\n"
+
+
+def test_a_model_without_a_recorded_run_says_so_in_chinese(tmp_path: Path) -> None:
+    """Any Hugging Face model has no recorded run: the training page says which files
+    are missing, not the core's English."""
+    from tutor.core.trajectory import TrajectoryError, load
+
+    model_dir = llama(tmp_path)
+    with pytest.raises(TrajectoryError) as raised:
+        load(model_dir)
+    assert raised.value.code == "no_trajectory"
+    said = say(Speaker("zh"), raised.value)
+    assert said == f"{model_dir} 里没有 trajectory.json 和 trajectory.safetensors"
+    (model_dir / "trajectory.json").write_text("{}")
+    (model_dir / "trajectory.safetensors").write_bytes(b"junk")
+    with pytest.raises(TrajectoryError) as raised:
+        load(model_dir)
+    assert raised.value.code == "trajectory_unreadable"
+    assert say(Speaker("zh"), raised.value) == f"{model_dir} 里记录的训练过程读不出来"
+
+
+def test_the_training_page_says_a_broken_model_in_chinese(tmp_path: Path) -> None:
+    from tutor.content.widgets import TrainingWidget
+    from tutor.progress.sqlite import SqliteStore
+    from tutor.tui.context import TutorContext
+    from tutor.tui.widgets.training import load_run
+
+    missing = tmp_path / "gone"
+    ctx = TutorContext("zh", SqliteStore("guest", guest=True), missing)
+    run, why, _ = load_run(ctx, TrainingWidget(tokens=["猫", "狗"]))
+    assert run is None and why == f"模型打不开：找不到模型文件夹 {missing}"

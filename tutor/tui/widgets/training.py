@@ -30,7 +30,7 @@ from textual_plotext import PlotextPlot
 
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import Says, say_or_model_error, sentence_key
+from tutor.tui.refusals import Says, say, say_or_model_error, sentence_key
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.numbers import number
@@ -111,11 +111,11 @@ def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
     try:
         model = ctx.models.get()
     except (ValueError, OSError) as exc:
-        return None, str(exc), None
+        return None, say_or_model_error(ctx, exc), None
     try:
         return prepare(load(model.path), config, model.scheme.vocab_size), "", model.path
     except (TrajectoryError, ValueError, OSError) as exc:
-        return None, str(exc), model.path
+        return None, say(ctx, exc), model.path
 
 
 def why_failed(ctx: Says, event: Failed) -> str:
