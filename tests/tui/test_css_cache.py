@@ -33,28 +33,27 @@ async def background(app: TutorApp) -> str:
     return str(app.screen.query_one(OptionList).styles.background)
 
 
+async def first_screen_background(app: TutorApp, theme: str = "textual-dark") -> str:
+    """Run the app to its first screen in `theme`; the lesson list's background there."""
+    async with app.run_test() as pilot:
+        app.theme = theme
+        await settle(pilot)
+        return await background(app)
+
+
 async def test_a_second_app_parses_no_css(
     make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = make_app()
-    async with first.run_test() as pilot:
-        await settle(pilot)
-        first_background = await background(first)
+    first_background = await first_screen_background(make_app())
     parsed = count_parses(monkeypatch)
-    second = make_app()
-    async with second.run_test() as pilot:
-        await settle(pilot)
-        assert parsed == []
-        assert await background(second) == first_background
+    assert await first_screen_background(make_app()) == first_background
+    assert parsed == []
 
 
 async def test_each_theme_keeps_its_own_rules(make_app: Callable[..., TutorApp]) -> None:
     """Rules are parsed with the theme's colours in them: a cache per theme, or an app in
     the light theme would draw the dark one's."""
-    dark = make_app()
-    async with dark.run_test() as pilot:
-        await settle(pilot)
-        dark_background = await background(dark)
+    dark_background = await first_screen_background(make_app())
     light = make_app()
     async with light.run_test() as pilot:
         light.theme = "textual-light"
@@ -64,19 +63,13 @@ async def test_each_theme_keeps_its_own_rules(make_app: Callable[..., TutorApp])
         await settle(pilot)
         assert await background(light) == dark_background
     assert light_background != dark_background
-    again = make_app()
-    async with again.run_test() as pilot:
-        again.theme = "textual-light"
-        await settle(pilot)
-        assert await background(again) == light_background
+    assert await first_screen_background(make_app(), "textual-light") == light_background
 
 
 async def test_a_second_app_parses_no_style_text(
     make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = make_app()
-    async with first.run_test() as pilot:
-        await settle(pilot)
+    await first_screen_background(make_app())
     parsed: list[str] = []
     parse_style = textual.css.stylesheet.parse_style  # textual.markup's, as it calls it
 
@@ -85,7 +78,5 @@ async def test_a_second_app_parses_no_style_text(
         return parse_style(style, variables)
 
     monkeypatch.setattr(textual.css.stylesheet, "parse_style", counting)
-    second = make_app()
-    async with second.run_test() as pilot:
-        await settle(pilot)
+    await first_screen_background(make_app())
     assert parsed == []
