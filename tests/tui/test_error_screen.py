@@ -3,18 +3,21 @@ file that cannot be opened says so; never a traceback."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
 from tutor.content.problems import is_control
-from tutor.progress.store import open_in_background
+from tutor.progress.store import ProgressStore, StoreError, open_in_background
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport
@@ -57,7 +60,7 @@ async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
     tmp_path: Path,
 ) -> None:
     """Opened by the app itself or handed to it already opening (as `tutor` does): either
-    way the learner reads why, and where to look."""
+    way the learner reads why, in Chinese, and where to look."""
     not_a_folder = tmp_path / "data"
     not_a_folder.write_text("")
     for opening in (None, open_in_background("tester", not_a_folder)):
@@ -66,10 +69,50 @@ async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
             await settle(pilot)
             assert isinstance(app.screen, ErrorScreen)
             assert "无法打开学习进度" in str(app.screen.query_one("#page-header").render())
-            shown = app.screen.plain_text()
-            assert shown.startswith("无法打开进度数据库：") and str(not_a_folder) in shown
+            why, where = app.screen.plain_text().splitlines()[:2]
+            assert why == "原因：进度文件夹的位置上是一个文件，不是文件夹。"
+            assert where == f"位置：{not_a_folder}"
             await pilot.press("q")
         assert app.return_code == 0
+
+
+@pytest.mark.parametrize(
+    ("lang", "why"),
+    [
+        ("zh", "原因：进度文件已损坏，或者不是导师的进度文件。"),
+        (
+            "en",
+            "Why: the progress file is damaged, or is not a tutor progress file.",
+        ),
+    ],
+)
+async def test_a_progress_file_that_is_not_a_database_is_called_damaged(
+    tmp_path: Path, lang: str, why: str
+) -> None:
+    """SQLite's "file is not a database" is its words, not the learner's: nothing of it."""
+    (tmp_path / "progress.sqlite3").write_bytes(b"junk " * 1000)
+    app = app_for(tmp_path, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        shown = app.screen.plain_text()
+        assert shown.splitlines()[0] == why
+        assert "not a database" not in shown
+        if lang == "zh":
+            assert not re.search(
+                r"[A-Za-z]{3,}", shown.replace(str(tmp_path / "progress.sqlite3"), "")
+            ), shown
+
+
+async def test_an_error_nobody_can_name_is_quoted_as_the_system_s_words(tmp_path: Path) -> None:
+    opening: Future[ProgressStore] = Future()
+    opening.set_exception(StoreError("x: something new", "other", location="x"))
+    app = app_for(tmp_path, opening_store=opening)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert app.screen.plain_text().splitlines()[0] == (
+            "原因：出了导师认不出的存储错误（系统的原话：x: something new）。"
+        )
 
 
 async def test_a_served_learner_is_not_told_to_fix_the_server_s_folders(tmp_path: Path) -> None:
@@ -81,6 +124,7 @@ async def test_a_served_learner_is_not_told_to_fix_the_server_s_folders(tmp_path
         assert isinstance(app.screen, ErrorScreen)
         hint = str(app.screen.query_one(".hint", Static).render())
         assert "管理服务器的人" in hint and "TUTOR_DATA_DIR" not in hint
+        assert str(tmp_path) not in app.screen.plain_text()  # the server's paths are its own
 
 
 async def test_hostile_content_stops_at_the_error_screen_and_shows_nothing_raw(

@@ -51,10 +51,12 @@ def test_every_binding_description_is_translated() -> None:
 
 def refusal_codes() -> set[str]:
     """Every code the core gives a refusal: the second argument of `raise XError(message,
-    "code", ...)` anywhere in tutor/core."""
+    "code", ...)` anywhere in tutor/core, and both codes of `invalid_json(...)`."""
     codes = set()
     for path in (TUI.parent / "core").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "invalid_json":
+                codes |= {arg.value for arg in node.args[4:] if isinstance(arg, ast.Constant)}
             if (
                 isinstance(node, ast.Raise)
                 and isinstance(node.exc, ast.Call)
@@ -85,3 +87,9 @@ def test_a_similarity_refusal_reads_in_chinese() -> None:
     assert "0" in said and not re.search(r"[A-Za-z]{2,}", said), said
     unknown = SimilarityError("unknown scheme", "unknown_scheme", scheme="x", choices="id")
     assert "「x」" in say(ctx, unknown) and "id" in say(ctx, unknown)
+
+
+def test_every_reason_a_store_fails_is_said_in_both_languages() -> None:
+    from tutor.progress.trouble import TROUBLES
+
+    assert sorted(code for code in TROUBLES if not i18n.has(f"store.why.{code}")) == []

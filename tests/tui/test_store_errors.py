@@ -199,10 +199,15 @@ async def test_a_question_at_its_attempt_limit_says_so_in_chinese(
 def test_why_a_save_failed_is_said_without_the_drivers_english() -> None:
     ctx = TutorContext("zh", SqliteStore("guest", guest=True))
     assert why_not_saved(ctx, OSError(errno.ENOSPC, "No space left on device")) == "磁盘已满"
-    assert why_not_saved(ctx, sqlite3.OperationalError("database is locked")) == (
-        "进度文件正被别的程序锁住"
-    )
-    assert why_not_saved(ctx, sqlite3.DatabaseError("file is not a database")) == "进度文件已损坏"
+    busy = sqlite3.OperationalError("database is locked")
+    busy.sqlite_errorcode = 5  # SQLITE_BUSY, as SQLite sets it
+    assert why_not_saved(ctx, busy) == "进度文件正被别的程序锁住"
+    broken = sqlite3.DatabaseError("file is not a database")
+    broken.sqlite_errorcode = 26  # SQLITE_NOTADB
+    assert why_not_saved(ctx, broken) == "进度文件已损坏，或者不是导师的进度文件"
     limit = StoreLimitError("this summary has been submitted 20 times", "submissions", limit=20)
     assert why_not_saved(ctx, limit).startswith("这份总结已经提交了 20 次")
-    assert why_not_saved(ctx, sqlite3.Error("something new")) == "存储出错（something new）"
+    # a cause nobody can name: the system's own words, said to be theirs
+    assert why_not_saved(ctx, sqlite3.Error("something new")) == (
+        "出了导师认不出的存储错误（系统的原话：something new）"
+    )

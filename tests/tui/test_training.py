@@ -217,6 +217,28 @@ def test_a_run_whose_app_is_gone_ends_at_once(tmp_path: Path) -> None:
     assert ours.stdout or ours.stderr  # went on, as far as the model that is not there
 
 
+def test_a_run_given_no_model_ends_in_one_line_and_says_why(tmp_path: Path) -> None:
+    """No traceback: one line on stderr, a non-zero status, and the reason as a message
+    with its code, which the app says in the learner's language."""
+    missing = tmp_path / "no-model"
+    command = [sys.executable, "-m", "tutor.commands.train_live", "--d", "8", "--steps", "20"]
+    command += ["--out", str(tmp_path / "run"), "--model", str(missing)]
+    done = subprocess.run([*command, "--parent", str(os.getpid())], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr == f"train_live: error: model directory not found: {missing}\n"
+    (line,) = done.stdout.splitlines()
+    failed = live.Failed.model_validate_json(line)
+    assert (failed.code, failed.values) == ("model_not_found", {"path": str(missing)})
+
+    from tutor.tui.i18n import Speaker
+    from tutor.tui.widgets.training import why_failed
+
+    assert why_failed(Speaker("zh"), failed) == f"模型打不开：找不到模型文件夹 {missing}"
+    assert why_failed(Speaker("en"), live.Failed(message="the process ended (exit 9)")) == (
+        "the process ended (exit 9)"
+    )
+
+
 def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Path) -> None:
     from tutor.progress.sqlite import SqliteStore
     from tutor.tui.context import TutorContext

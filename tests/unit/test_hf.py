@@ -267,7 +267,7 @@ def test_bad_directories_are_one_line_in_the_cli(tmp_path: Path, damage: str, me
             write_hf_model(model_dir, LLAMA)
             weights.write_bytes(weights.read_bytes().replace(b'"F32"', b'"I8" '))
     for argv in (["neighbours", "cat"], ["similarity", "cat", "dog"], [], ["explore"]):
-        done = cli("--model", str(model_dir), *argv)
+        done = cli("--lang", "en", "--model", str(model_dir), *argv)
         assert done.returncode == 2, (argv, done.stderr)
         assert done.stdout == ""
         lines = done.stderr.strip().splitlines()
@@ -463,7 +463,7 @@ def test_a_broken_index_or_an_empty_dir_is_one_line(
         ProjectModel(model_dir)
     assert str(caught.value).startswith(expected), str(caught.value)
     for argv in (["analogy", "king", "man", "woman", "--json"], []):  # [] would open the app
-        assert main(["--model", str(model_dir), *argv]) == 2
+        assert main(["--lang", "en", "--model", str(model_dir), *argv]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err == f"tutor: error: {caught.value}\n"
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
+    from tutor.tui.i18n import Lang
 
 
 EXIT_USAGE = 2
@@ -24,7 +25,7 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
     """The app `make` builds (`tutor`, `tutor preview`), run until it quits. 0 after a
     normal quit; 1 when broken content stopped at the error screen (so scripts and `tutor
     serve` can tell); a bug ends it with an apology and EXIT_CRASH (tutor.crash)."""
-    if args.model is not None and not _model_opens(args.model):
+    if args.model is not None and not _model_opens(args.model, args.lang or "zh"):
         return EXIT_USAGE
     try:
         app = make()
@@ -42,9 +43,10 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
     return report_crash(crash, default_data_dir(), args.lang or "zh")
 
 
-def _model_opens(model_dir: Path) -> bool:
+def _model_opens(model_dir: Path, lang: Lang) -> bool:
     """A model directory given on the command line is opened before the app starts, so a
-    bad one is one line on stderr instead of an app whose every widget shows the error."""
+    bad one is one line on stderr (in the interface's language) instead of an app whose
+    every widget shows the error."""
     import sys
 
     from tutor.core.model import ModelError, open_model
@@ -52,7 +54,12 @@ def _model_opens(model_dir: Path) -> bool:
     try:
         open_model(model_dir)
     except ModelError as exc:
-        print(f"tutor: error: {exc}", file=sys.stderr)
+        from tutor.tui.i18n import Speaker, t
+        from tutor.tui.refusals import model_error
+
+        # in English, the core's own message, as every `tutor` command prints its errors
+        error = str(exc) if lang == "en" else model_error(Speaker(lang), exc)
+        print(t("cli.error", lang, error=error), file=sys.stderr)
         return False
     return True
 

@@ -55,10 +55,20 @@ def main(argv: Sequence[str]) -> int:
     with contextlib.suppress(OSError):
         os.nice(5)  # the learner's keys come first
     try:
+        _check_model(args.model)
         return _train(args)
-    except (OSError, ValueError) as exc:
-        _emit(Failed(message=str(exc)))
+    except (OSError, ValueError) as exc:  # a model or corpus that cannot be used: one line
+        _emit(Failed.of(exc))
+        print(f"train_live: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _check_model(model_dir: Path) -> None:
+    """The model directory opens (tokenizer, table), before torch is imported; else the
+    ModelError that says why (the tokenizer library would raise a bare Exception)."""
+    from tutor.core.model import open_model
+
+    open_model(model_dir)
 
 
 def _train(args: argparse.Namespace) -> int:

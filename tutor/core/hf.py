@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from tutor.core.refusal import C, Coded, Name
+
 # tensor name -> shape; None where the shape is not read yet (a shard not opened)
 Shapes = Mapping[str, tuple[int, ...] | None]
 HeadKind = Literal["tied", "untied", "none"]
@@ -86,8 +88,9 @@ ENCODER_FAMILIES = frozenset({"bert"})
 _NOT_TOKEN_TABLE = ("position", "token_type", "wpe", "pos_emb", "rotary")
 
 
-class HFError(ValueError):
-    """A model directory whose parts cannot be found; the message is one line for humans."""
+class HFError(Coded, ValueError):
+    """A model directory whose parts cannot be found; the message is one line for humans,
+    the code and values let an interface say it in its language."""
 
 
 def _matches(name: str, suffix: str) -> bool:
@@ -106,12 +109,19 @@ def family_of(model_type: str | None, architectures: list[str] | None) -> str | 
     return None
 
 
-def _shown(names: list[str], shapes: Shapes) -> str:
-    listed = ", ".join(
-        n if shapes[n] is None else f"{n} {list(shapes[n] or ())}" for n in names[:MAX_CANDIDATES]
+def _listed(names: list[str], shapes: Shapes) -> Name:
+    """The first MAX_CANDIDATES names, each with its shape where known."""
+    return Name(
+        ", ".join(
+            n if shapes[n] is None else f"{n} {list(shapes[n] or ())}"
+            for n in names[:MAX_CANDIDATES]
+        )
     )
+
+
+def _shown(names: list[str], shapes: Shapes) -> str:
     more = len(names) - MAX_CANDIDATES
-    return listed + (f" and {more:,} more" if more > 0 else "")
+    return _listed(names, shapes) + (f" and {more:,} more" if more > 0 else "")
 
 
 def find_input_table(shapes: Shapes, family: str | None = None, where: str = "") -> str:
@@ -127,7 +137,12 @@ def find_input_table(shapes: Shapes, family: str | None = None, where: str = "")
         if found:
             raise HFError(
                 f"{where}more than one tensor could be the input table "
-                f"(each ends in {suffix!r}): {_shown(found, shapes)}"
+                f"(each ends in {suffix!r}): {_shown(found, shapes)}",
+                "table_ambiguous",
+                folder=Name(where.removesuffix(": ")),
+                suffix=Name(suffix),
+                candidates=_listed(found, shapes),
+                count=len(found),
             )
     embed = [
         n
@@ -141,7 +156,12 @@ def find_input_table(shapes: Shapes, family: str | None = None, where: str = "")
     found = f"; candidates: {_shown(candidates, shapes)}" if candidates else "; no 2-D tensors"
     raise HFError(
         f"{where}no input embedding table: no tensor has a name {kind} "
-        f"({', '.join(order[:MAX_CANDIDATES])} ...){found}"
+        f"({', '.join(order[:MAX_CANDIDATES])} ...){found}",
+        "no_table" if candidates else "no_2d_tensors",
+        folder=Name(where.removesuffix(": ")),
+        known=Name(", ".join(order[:MAX_CANDIDATES])),
+        candidates=_listed(candidates, shapes),
+        count=len(candidates),
     )
 
 
@@ -235,6 +255,21 @@ def first_error(exc: ValidationError) -> str:
     return f"{where}: {error['msg']}" if where else error["msg"]
 
 
+def field_of(exc: ValidationError) -> Name:
+    """The field a pydantic error's first problem is in ("" when the text is not JSON)."""
+    return Name(".".join(str(part) for part in exc.errors()[0]["loc"]))
+
+
+def invalid_json(
+    kind: type[C], path: Path, what: str, exc: ValidationError, code: str, not_json: str
+) -> C:
+    """A JSON file pydantic refused, as a `kind` error: `code` names the field at fault,
+    `not_json` when the text is not JSON at all."""
+    field = field_of(exc)
+    message = f"{path}: not a valid {what}: {first_error(exc)}"
+    return kind(message, code if field else not_json, path=path, field=field)
+
+
 def read_config(path: Path) -> ModelConfig:
     """config.json, or an empty config where there is none."""
     if not path.is_file():
@@ -242,7 +277,7 @@ def read_config(path: Path) -> ModelConfig:
     try:
         return ModelConfig.model_validate_json(path.read_bytes())
     except ValidationError as exc:
-        raise HFError(f"{path}: not a valid config: {first_error(exc)}") from exc
+        raise invalid_json(HFError, path, "config", exc, "bad_config", "config_not_json") from exc
 
 
 def before_kind_of(model_dir: Path, config: ModelConfig | None = None) -> BeforeKind:

@@ -84,8 +84,22 @@ class Finished(_Message):
 
 
 class Failed(_Message):
+    """The run stopped: `message` in English; `code` and `values` (tutor.core.refusal)
+    where the reason has them, for the app to say it in the learner's language."""
+
     kind: Literal["failed"] = "failed"
     message: str
+    code: str = ""
+    values: dict[str, str | int] = {}
+
+    @classmethod
+    def of(cls, error: Exception) -> Failed:
+        values = getattr(error, "values", {})
+        return cls(
+            message=str(error),
+            code=getattr(error, "code", ""),
+            values={k: v if isinstance(v, int) else str(v) for k, v in values.items()},
+        )
 
 
 LiveMessage = Annotated[Started | Reached | Finished | Failed, Field(discriminator="kind")]

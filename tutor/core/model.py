@@ -23,12 +23,13 @@ from tutor.core.hf import (
     ModelConfig,
     before_kind_of,
     find_input_table,
-    first_error,
     head_kind,
+    invalid_json,
     read_config,
 )
 from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
+from tutor.core.refusal import Coded, Name, recoded
 from tutor.core.table import (
     EmbeddingTable,
     RecreatedTable,
@@ -46,8 +47,10 @@ RECREATED_SEED = 0
 TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")  # pickled torch weights, not read here
 
 
-class ModelError(ValueError):
-    """A model directory that cannot be used; the message is one line for humans."""
+class ModelError(Coded, ValueError):
+    """A model directory that cannot be used; the message is one line for humans, the
+    code and values (file paths and tensor names verbatim) for an interface to say it in
+    its language."""
 
 
 class WeightsIndex(BaseModel):
@@ -60,7 +63,7 @@ def _read_config(path: Path) -> ModelConfig:
     try:
         return read_config(path)
     except HFError as exc:
-        raise ModelError(str(exc)) from exc
+        raise recoded(ModelError, exc) from exc
 
 
 def _weight_map(model_dir: Path) -> dict[str, Path] | None:
@@ -75,11 +78,20 @@ def _weight_map(model_dir: Path) -> dict[str, Path] | None:
             if other
             else ""
         )
-        raise ModelError(f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE}){hint}")
+        raise ModelError(
+            f"{model_dir} has no {WEIGHTS_FILE} (nor {WEIGHTS_INDEX_FILE}){hint}",
+            "torch_weights" if other else "no_weights",
+            folder=model_dir,
+            file=Name(WEIGHTS_FILE),
+            index=Name(WEIGHTS_INDEX_FILE),
+            found=Name(", ".join(other[:3])),
+        )
     try:
         parsed = WeightsIndex.model_validate_json(index.read_bytes())
     except ValidationError as exc:
-        raise ModelError(f"{index}: not a valid weights index: {first_error(exc)}") from exc
+        raise invalid_json(
+            ModelError, index, "weights index", exc, "bad_weights_index", "weights_index_not_json"
+        ) from exc
     return {name: model_dir / shard for name, shard in parsed.weight_map.items()}
 
 
@@ -89,12 +101,19 @@ class ProjectModel:
     def __init__(self, path: Path) -> None:
         if path.is_file():
             raise ModelError(
-                f"{path} is a file, not a model directory: give the folder that holds it"
+                f"{path} is a file, not a model directory: give the folder that holds it",
+                "model_is_file",
+                path=path,
             )
         if not path.is_dir():
-            raise ModelError(f"model directory not found: {path}")
+            raise ModelError(f"model directory not found: {path}", "model_not_found", path=path)
         if not (path / TOKENIZER_FILE).is_file():
-            raise ModelError(f"{path} has no {TOKENIZER_FILE}")
+            raise ModelError(
+                f"{path} has no {TOKENIZER_FILE}",
+                "no_tokenizer",
+                folder=path,
+                file=Name(TOKENIZER_FILE),
+            )
         self.path = path
         self.config = _read_config(path / CONFIG_FILE)
         self._shards = _weight_map(path)
@@ -107,18 +126,26 @@ class ProjectModel:
             if entry is None:
                 raise ModelError(
                     f"{self._embed_file} has no tensor {self._embed_key!r}, "
-                    f"though {WEIGHTS_INDEX_FILE} says it has"
+                    f"though {WEIGHTS_INDEX_FILE} says it has",
+                    "table_not_in_shard",
+                    path=self._embed_file,
+                    tensor=Name(self._embed_key),
+                    index=Name(WEIGHTS_INDEX_FILE),
                 )
             check_table(self._embed_file, self._embed_key, entry)
         except (TokenizeError, TableError, HFError) as exc:
-            raise ModelError(str(exc)) from exc
+            raise recoded(ModelError, exc) from exc
         self.table_shape: tuple[int, int] = (entry.shape[0], entry.shape[1])
         self.table_dtype = entry.dtype
         rows = self.table_shape[0]
         if rows < self.scheme.vocab_size:
             raise ModelError(
                 f"{path}: the table has {rows:,} rows but the tokenizer has "
-                f"{self.scheme.vocab_size:,} ids"
+                f"{self.scheme.vocab_size:,} ids",
+                "table_too_small",
+                path=path,
+                rows=rows,
+                ids=self.scheme.vocab_size,
             )
         self._tables: dict[Stage, EmbeddingTable] = {}
 
@@ -140,7 +167,7 @@ class ProjectModel:
         try:
             return {name: e for f in files for name, e in read_header(f)[0].items()}
         except TableError as exc:
-            raise ModelError(str(exc)) from exc
+            raise recoded(ModelError, exc) from exc
 
     @property
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
@@ -199,7 +226,12 @@ class ProjectModel:
             raise ModelError(
                 f"{self.path} has no {BEFORE_FILE} and its config.json names no "
                 "initialisation (initializer_range), so the table before training is "
-                "unknown; only the 'after' stage is available for this model"
+                "unknown; only the 'after' stage is available for this model",
+                "no_before",
+                folder=self.path,
+                file=Name(BEFORE_FILE),
+                config=Name(CONFIG_FILE),
+                field=Name("initializer_range"),
             )
         init = self.config.initialisation
         if stage == "before" and kind == "recreated" and init is not None:
@@ -209,7 +241,7 @@ class ProjectModel:
                 return EmbeddingTable.from_safetensors(self._embed_file, self._embed_key)
             return EmbeddingTable.from_safetensors(self.path / BEFORE_FILE)
         except TableError as exc:
-            raise ModelError(str(exc)) from exc
+            raise recoded(ModelError, exc) from exc
 
     @property
     def embedding_parameters(self) -> int:

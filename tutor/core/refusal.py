@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 
 class Coded(Exception):
     """The message (English) is for the command line and logs; `code` and `values` let an
@@ -12,6 +14,19 @@ class Coded(Exception):
         super().__init__(message)
         self.code = code
         self.values = values
+
+
+C = TypeVar("C", bound="Coded")
+
+
+class Name(str):
+    """A value quoted whole, never shortened: a file's path, a tensor's name, a list of
+    them. (Text the learner typed is quoted by its start when it is long.)"""
+
+
+def recoded(kind: type[C], error: Exception) -> C:
+    """`error` as a `kind`, with its message, code and values (to raise `from error`)."""
+    return kind(str(error), getattr(error, "code", ""), **getattr(error, "values", {}))
 
 
 class Refusal(Coded, ValueError):

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from tutor.core.hf import HFError, find_input_table, first_error
+from tutor.core.hf import HFError, field_of, find_input_table, first_error
+from tutor.core.refusal import Coded, Name, recoded
 
 # safetensors dtype -> how numpy reads its bytes (bf16 as raw 16-bit words)
 _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}
@@ -41,8 +42,9 @@ RESCORE_ROWS = 256
 NORMS_CACHE_MIN_BYTES = 64 << 20
 
 
-class TableError(ValueError):
-    """A table that cannot be read or a row that does not exist; the message is for humans."""
+class TableError(Coded, ValueError):
+    """A table that cannot be read or a row that does not exist; the message is for humans,
+    the code (where it has one) and values for an interface to say it in its language."""
 
 
 class TensorEntry(BaseModel):
@@ -62,40 +64,70 @@ def read_header(path: Path) -> tuple[dict[str, TensorEntry], int]:
     try:
         size_on_disk = path.stat().st_size
         if size_on_disk < 8:
-            raise TableError(_too_short(path, size_on_disk))
+            raise TableError(
+                _too_short(path, size_on_disk),
+                "weights_too_short" if size_on_disk else "weights_empty",
+                path=path,
+                size=size_on_disk,
+            )
         with path.open("rb") as f:
             (size,) = struct.unpack("<Q", f.read(8))
             if size > MAX_HEADER_BYTES:
                 raise TableError(
                     f"{path} is not a safetensors file: it starts with a header length of "
-                    f"{size:,} bytes (safetensors allows {MAX_HEADER_BYTES:,})"
+                    f"{size:,} bytes (safetensors allows {MAX_HEADER_BYTES:,})",
+                    "weights_header_too_big",
+                    path=path,
+                    size=size,
+                    limit=MAX_HEADER_BYTES,
                 )
             if 8 + size > size_on_disk:
                 raise TableError(
                     f"{path} is truncated: its header needs {8 + size:,} bytes but the file "
-                    f"has {size_on_disk:,}"
+                    f"has {size_on_disk:,}",
+                    "weights_truncated",
+                    path=path,
+                    needed=8 + size,
+                    size=size_on_disk,
                 )
             raw = json.loads(f.read(size))
     except FileNotFoundError as exc:
-        raise TableError(f"file not found: {path}") from exc
+        raise TableError(f"file not found: {path}", "weights_not_found", path=path) from exc
     except OSError as exc:
-        raise TableError(f"cannot read {path}: {exc.strerror}") from exc
+        raise TableError(
+            f"cannot read {path}: {exc.strerror}", "weights_unreadable", path=path, why=exc.strerror
+        ) from exc
     except (struct.error, ValueError) as exc:
         if isinstance(exc, TableError):
             raise
-        raise TableError(f"{path} is not a safetensors file: {exc}") from exc
+        raise TableError(
+            f"{path} is not a safetensors file: {exc}", "not_safetensors", path=path
+        ) from exc
     if not isinstance(raw, dict):
-        raise TableError(f"{path} is not a safetensors file: its header is not a JSON object")
+        raise TableError(
+            f"{path} is not a safetensors file: its header is not a JSON object",
+            "not_safetensors",
+            path=path,
+        )
     raw.pop("__metadata__", None)
     try:
         entries = {name: TensorEntry.model_validate(v) for name, v in raw.items()}
     except ValidationError as exc:
-        raise TableError(f"{path} has a malformed safetensors header: {first_error(exc)}") from exc
+        raise TableError(
+            f"{path} has a malformed safetensors header: {first_error(exc)}",
+            "bad_safetensors_header",
+            path=path,
+            field=field_of(exc),
+        ) from exc
     data_end = max((e.data_offsets[1] for e in entries.values()), default=0)
     if 8 + size + data_end > size_on_disk:
         raise TableError(
             f"{path} is truncated: its tensors need {8 + size + data_end:,} bytes but the "
-            f"file has {size_on_disk:,} (was the download interrupted?)"
+            f"file has {size_on_disk:,} (was the download interrupted?)",
+            "weights_truncated",
+            path=path,
+            needed=8 + size + data_end,
+            size=size_on_disk,
         )
     return entries, 8 + size
 
@@ -113,10 +145,20 @@ def check_table(path: Path, key: str, entry: TensorEntry) -> np.dtype:
     """How numpy reads a 2-D table's bytes; a table the tutor cannot map is refused here,
     so a model directory is refused when it is opened rather than at its first question."""
     if len(entry.shape) != 2:
-        raise TableError(f"{key!r} in {path} is not a table: shape {list(entry.shape)}")
+        raise TableError(
+            f"{key!r} in {path} is not a table: shape {list(entry.shape)}",
+            "not_a_table",
+            path=path,
+            tensor=Name(key),
+            shape=Name(str(list(entry.shape))),
+        )
     if entry.dtype not in _NUMPY_DTYPES:
         raise TableError(
-            f"{key!r} in {path} has dtype {entry.dtype}; the tutor reads F32, F16 and BF16"
+            f"{key!r} in {path} has dtype {entry.dtype}; the tutor reads F32, F16 and BF16",
+            "table_dtype",
+            path=path,
+            tensor=Name(key),
+            dtype=Name(entry.dtype),
         )
     dtype = np.dtype(_NUMPY_DTYPES[entry.dtype])
     begin, end = entry.data_offsets
@@ -124,7 +166,14 @@ def check_table(path: Path, key: str, entry: TensorEntry) -> np.dtype:
     if end - begin != needed:
         raise TableError(
             f"{key!r} in {path}: its {end - begin:,} bytes do not hold shape "
-            f"{list(entry.shape)} in {entry.dtype} ({needed:,} bytes)"
+            f"{list(entry.shape)} in {entry.dtype} ({needed:,} bytes)",
+            "table_size",
+            path=path,
+            tensor=Name(key),
+            bytes=end - begin,
+            shape=Name(str(list(entry.shape))),
+            dtype=Name(entry.dtype),
+            needed=needed,
         )
     return dtype
 
@@ -134,7 +183,7 @@ def find_embedding_key(entries: dict[str, TensorEntry]) -> str:
     try:
         return find_input_table({name: e.shape for name, e in entries.items()})
     except HFError as exc:
-        raise TableError(str(exc)) from exc
+        raise recoded(TableError, exc) from exc
 
 
 def one_hot(ids: Sequence[int] | np.ndarray, vocab_size: int) -> np.ndarray:

@@ -342,11 +342,13 @@ SEGMENTED_SCHEMES = frozenset({"word"})
 def load_scheme(path: Path, name: str) -> TokenizerScheme:
     """A scheme from any tokenizer.json file (uncached; `get_scheme` caches the shipped ones)."""
     if not path.is_file():
-        raise TokenizeError(f"tokenizer file not found: {path}")
+        raise TokenizeError(f"tokenizer file not found: {path}", "tokenizer_not_found", path=path)
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
-        raise TokenizeError(f"{path} is not a tokenizer.json file: {exc}") from exc
+        raise TokenizeError(
+            f"{path} is not a tokenizer.json file: {exc}", "bad_tokenizer", path=path
+        ) from exc
     if name in SEGMENTED_SCHEMES:
         return SegmentedScheme(name, tokenizer)
     return TokenizerScheme(name, tokenizer)

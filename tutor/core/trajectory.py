@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tutor.core import corpus as corpus_mod
+from tutor.core.refusal import Coded, Name
 from tutor.core.similarity import Neighbour, _top_k, cosine_matrix
 
 if TYPE_CHECKING:
@@ -32,8 +33,9 @@ CHECKPOINTS = 30
 MAX_TOKENS = 60  # 60 rows x 256 floats x 30 steps x 4 bytes: 1.8 MB, under the 2 MB budget
 
 
-class TrajectoryError(ValueError):
-    """A trajectory that is missing or cannot answer; the message is for humans."""
+class TrajectoryError(Coded, ValueError):
+    """A trajectory that is missing or cannot answer; the message is for humans, the code
+    (where it has one) and values for an interface to say it in its language."""
 
 
 def lesson_categories() -> dict[str, list[str]]:
@@ -267,11 +269,19 @@ def load(model_dir: Path) -> Trajectory:
     if not has_trajectory(model_dir):
         raise TrajectoryError(
             f"{model_dir} has no recorded training run ({META_FILE} + {ROWS_FILE}); "
-            "only the before and after tables are known for this model"
+            "only the before and after tables are known for this model",
+            "no_trajectory",
+            folder=model_dir,
+            meta=Name(META_FILE),
+            rows=Name(ROWS_FILE),
         )
     try:
         meta = TrajectoryMeta.model_validate_json((model_dir / META_FILE).read_bytes())
         rows = load_file(str(model_dir / ROWS_FILE))["rows"]
     except (ValidationError, SafetensorError, KeyError, OSError) as exc:
-        raise TrajectoryError(f"{model_dir}: the recorded run cannot be read: {exc}") from exc
+        raise TrajectoryError(
+            f"{model_dir}: the recorded run cannot be read: {exc}",
+            "trajectory_unreadable",
+            folder=model_dir,
+        ) from exc
     return Trajectory(meta, rows)

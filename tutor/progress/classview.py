@@ -108,7 +108,7 @@ def read_sqlite(data_dir: Path) -> ClassProgress:
             db.execute("BEGIN")
             (version,) = db.execute("PRAGMA user_version").fetchone()
             if version > SCHEMA_VERSION:
-                raise StoreError(too_new(str(path), version, "--data-dir"))
+                raise too_new(str(path), version, "--data-dir")
 
             def read(sql: str) -> Rows:
                 return db.execute(sql).fetchall()
@@ -133,7 +133,7 @@ def read_postgres(url: str) -> ClassProgress:
             raise StoreError(f"{redact(url)}: no progress tables here yet")
         (version,) = conn.execute("SELECT max(version) FROM schema_version").fetchone()
         if version > SCHEMA_VERSION:
-            raise StoreError(too_new(redact(url), version, "--database"))
+            raise too_new(redact(url), version, "--database")
 
         def read(sql: str, params: Sequence[Any] = ()) -> Rows:
             return conn.execute(sql, params).fetchall()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor.progress.store import StoreError
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -83,9 +85,12 @@ def newer_than(version: int) -> list[Migration]:
     return [m for m in MIGRATIONS if m.version > version]
 
 
-def too_new(location: str, version: int, where_else: str) -> str:
-    """The sentence a person reads when the database is newer than this tutor."""
-    return (
+def too_new(location: str, version: int, where_else: str) -> StoreError:
+    """What is raised when the database is newer than this tutor (code too_new)."""
+    return StoreError(
         f"{location}: progress schema v{version} is newer than this tutor "
-        f"(v{SCHEMA_VERSION}); upgrade the tutor or point {where_else} elsewhere"
+        f"(v{SCHEMA_VERSION}); upgrade the tutor or point {where_else} elsewhere",
+        "too_new",
+        version=version,
+        supported=SCHEMA_VERSION,
     )

@@ -53,7 +53,7 @@ def migrate(conn: psycopg.Connection[Any], url: str) -> None:
         row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
         version = row[0] if row and row[0] is not None else 0
         if version > SCHEMA_VERSION:
-            raise StoreError(too_new(redact(url), version, "TUTOR_DATABASE"))
+            raise too_new(redact(url), version, "TUTOR_DATABASE")
         for step in newer_than(version):
             for statement in step.postgres:
                 conn.execute(statement)

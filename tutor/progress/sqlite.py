@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from tutor.progress.migrations import SCHEMA_VERSION, newer_than, too_new
 from tutor.progress.sql import Run, SqlProgressStore, T
-from tutor.progress.store import StoreError, default_data_dir
+from tutor.progress.store import default_data_dir
 
 DB_FILENAME = "progress.sqlite3"
 BUSY_TIMEOUT_MS = 5000
@@ -103,7 +103,7 @@ def migrate(db: sqlite3.Connection, location: str) -> None:
     """Bring the file to SCHEMA_VERSION (PRAGMA user_version counts the steps done)."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
     if version > SCHEMA_VERSION:
-        raise StoreError(too_new(location, version, "TUTOR_DATA_DIR"))
+        raise too_new(location, version, "TUTOR_DATA_DIR")
     if version == SCHEMA_VERSION:
         return
     with transaction(db):

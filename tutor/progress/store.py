@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import sqlite3
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tutor.core.refusal import Coded
+from tutor.progress.trouble import opening_trouble, trouble
 
 DATABASE_ENV = "TUTOR_DATABASE"
 _URL_SCHEMES = ("postgresql://", "postgres://")
@@ -35,11 +37,13 @@ MAX_SUBMISSIONS_PER_LESSON = 20
 MAX_ANSWER_JSON_CHARS = 16_000
 
 
-class StoreError(RuntimeError):
-    """The progress store cannot be used (written by a newer tutor, unreachable, ...)."""
+class StoreError(Coded, RuntimeError):
+    """The progress store cannot be used (written by a newer tutor, unreachable, ...). The
+    message is English, for the command line and logs; the code (tutor.progress.trouble)
+    lets an interface say why in its language."""
 
 
-class StoreLimitError(Coded, StoreError):
+class StoreLimitError(StoreError):
     """A write that would pass one of the per-learner limits above (a code per limit)."""
 
 
@@ -139,14 +143,36 @@ def open_store(
     database: str | None = None,
     guest: bool = False,
 ) -> ProgressStore:
-    """The learner's store on the backend the arguments name (see the module docstring)."""
+    """The learner's store on the backend the arguments name (see the module docstring);
+    one that cannot be opened raises StoreError with a code saying why (`cannot_open`)."""
     if guest or database is None:
-        from tutor.progress.sqlite import SqliteStore
+        from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 
-        return SqliteStore(learner, data_dir, guest=guest)
+        folder = data_dir or default_data_dir()
+        location = str(folder / DB_FILENAME)
+        try:
+            return SqliteStore(learner, folder, guest=guest)
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            where = str(folder) if trouble(exc) in ("not_a_folder", "no_folder") else location
+            raise cannot_open(exc, where, folder) from exc
     from tutor.progress.postgres import PostgresStore
 
-    return PostgresStore(learner, check_database_url(database))
+    try:
+        return PostgresStore(learner, check_database_url(database))
+    except StoreError as exc:
+        raise cannot_open(exc, redact(database)) from exc
+
+
+def cannot_open(error: Exception, location: str, folder: Path | None = None) -> StoreError:
+    """`error` (from opening the store at `location`) as a StoreError with its code."""
+    if isinstance(error, StoreError) and error.code:
+        error.values.setdefault("location", location)
+        return error
+    code = opening_trouble(error, location, folder)
+    message = str(error) if isinstance(error, StoreError) else f"{location}: {error}"
+    if isinstance(error, OSError) and error.strerror:
+        message = f"{location}: cannot open the progress store: {error.strerror}"
+    return StoreError(message, code, location=location)
 
 
 def open_in_background(

@@ -139,8 +139,14 @@ class TutorApp(App[None]):
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
+            from tutor.tui.screens.saving import why_not_saved
+
+            said = [t("error.store", self.lang, why=why_not_saved(self.ctx, exc))]
+            location = getattr(exc, "values", {}).get("location")
+            if location and not self.remote:  # a served learner is not shown server paths
+                said.append(t("error.store_where", self.lang, location=location))
             return self._error_screen(
-                [t("error.store", self.lang, error=exc)],
+                said,
                 t("error.store_title", self.lang),
                 # a served learner can neither see nor change the server's folders
                 t("error.store_hint_remote" if self.remote else "error.store_hint", self.lang),

@@ -8,6 +8,7 @@ JSON in the cache dir, keyed by the file's size and modification time.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Literal, TypeGuard
@@ -45,6 +46,16 @@ def t(key: str, lang: Lang = "zh", **values: object) -> str:
     """The interface string `key` in `lang`, with `{name}` fields filled from `values`."""
     text = strings()[key][lang]
     return text.format(**values) if values else text
+
+
+@dataclass(frozen=True, slots=True)
+class Speaker:
+    """Says interface strings in one language (as a TutorContext does, without one)."""
+
+    lang: Lang
+
+    def t(self, key: str, **values: object) -> str:
+        return t(key, self.lang, **values)
 
 
 def has(key: str) -> bool:

@@ -8,20 +8,31 @@ by its first QUOTE_CHARS characters and its length.
 
 from __future__ import annotations
 
+from typing import Protocol
+
+from tutor.core.refusal import Name, Refusal
 from tutor.tui import i18n
-from tutor.tui.context import TutorContext
+
+
+class Says(Protocol):
+    """What says a sentence: the app's context, or an i18n.Speaker on the command line."""
+
+    def t(self, key: str, **values: object) -> str: ...
+
 
 PIECES_SHOWN = 8  # pieces named in a "splits into" sentence
 QUOTE_CHARS = 40  # as tutor.core.tokenize quotes (not imported: it loads `tokenizers`)
 
 
-def quote(ctx: TutorContext, text: str) -> str:
+def quote(ctx: Says, text: str) -> str:
     if len(text) <= QUOTE_CHARS:
         return text
     return text[:QUOTE_CHARS] + ctx.t("core.more_chars", count=f"{len(text):,}")
 
 
-def _value(ctx: TutorContext, value: object) -> str:
+def _value(ctx: Says, value: object) -> str:
+    if isinstance(value, Name):  # a path or a tensor's name: whole
+        return str(value)
     if isinstance(value, str):
         return quote(ctx, value)
     if isinstance(value, int):
@@ -39,7 +50,7 @@ def sentence_key(error: Exception, prefix: str = "core") -> str | None:
     return f"{prefix}.{code}" if code and i18n.has(f"{prefix}.{code}") else None
 
 
-def say(ctx: TutorContext, error: Exception, prefix: str = "core") -> str:
+def say(ctx: Says, error: Exception, prefix: str = "core") -> str:
     """`error` as the learner reads it: translated if it carries a code (tutor.core.refusal)
     with a sentence under `prefix`."""
     key = sentence_key(error, prefix)
@@ -49,7 +60,14 @@ def say(ctx: TutorContext, error: Exception, prefix: str = "core") -> str:
     return ctx.t(key, **{name: _value(ctx, value) for name, value in values.items()})
 
 
-def say_or_model_error(ctx: TutorContext, error: Exception) -> str:
+def model_error(ctx: Says, error: Exception) -> str:
+    """A model that cannot be opened or read (tutor.core.model.ModelError), and why."""
+    return ctx.t("model.error", error=say(ctx, error))
+
+
+def say_or_model_error(ctx: Says, error: Exception) -> str:
     """A refusal of what the learner asked, as `say` puts it; any other error (a missing
     or broken model) says the model cannot be opened."""
-    return say(ctx, error) if sentence_key(error) is not None else ctx.t("model.error", error=error)
+    if isinstance(error, Refusal) and sentence_key(error) is not None:
+        return say(ctx, error)
+    return model_error(ctx, error)

@@ -14,7 +14,6 @@ SAVE_DELAY, and a killed session loses less than a second. Leaving the page save
 
 from __future__ import annotations
 
-import errno
 import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
@@ -22,7 +21,10 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from textual.screen import Screen
 from textual.timer import Timer
 
+from tutor.core.refusal import Coded
 from tutor.progress.store import ProgressStore, StoreError, StoreLimitError
+from tutor.progress.trouble import detail, trouble
+from tutor.tui import i18n
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.messages import (
     QuestionAnswered,
@@ -54,41 +56,20 @@ def store_errors(store: ProgressStore) -> tuple[type[Exception], ...]:
     return (*driver, StoreError, sqlite3.Error, OSError)
 
 
-_SQLITE_TROUBLE = {  # words of SQLite's messages -> what the learner reads
-    "readonly": "store.why.read_only",
-    "read-only": "store.why.read_only",
-    "disk is full": "store.why.full",
-    "closed database": "store.why.closed",
-    "locked": "store.why.busy",
-    "malformed": "store.why.broken",
-    "not a database": "store.why.broken",
-}
-_OS_TROUBLE = {
-    errno.ENOSPC: "store.why.full",
-    errno.EDQUOT: "store.why.full",
-    errno.EROFS: "store.why.read_only",
-    errno.EACCES: "store.why.read_only",
-    errno.EPERM: "store.why.read_only",
-}
-
-
 LIMITS = "store.why.limit"  # strings.toml: a sentence per StoreLimitError code
 
 
 def why_not_saved(ctx: TutorContext, error: Exception) -> str:
-    """Why the store refused, in the learner's language; a cause we cannot name is quoted."""
+    """Why the store refused (or could not be opened), in the learner's language, from the
+    code tutor.progress.trouble gives; a cause nobody can name is quoted as the system's
+    own words, labelled as such."""
     if isinstance(error, StoreLimitError) and sentence_key(error, LIMITS) is not None:
         return say(ctx, error, LIMITS)
-    if isinstance(error, OSError) and error.errno in _OS_TROUBLE:
-        return ctx.t(_OS_TROUBLE[error.errno])
-    text = str(error)
-    if isinstance(error, sqlite3.Error):
-        key = next((key for words, key in _SQLITE_TROUBLE.items() if words in text), None)
-        if key is not None:
-            return ctx.t(key)
-    elif type(error).__module__.startswith("psycopg"):
-        return ctx.t("store.why.database", error=text)
-    return ctx.t("store.why.other", error=text)
+    code = trouble(error)
+    if code == "other" or not i18n.has(f"store.why.{code}"):
+        return ctx.t("store.why.other", error=detail(error))
+    values = getattr(error, "values", {}) if getattr(error, "code", "") == code else {}
+    return say(ctx, Coded("", code, **values), "store.why")
 
 
 class SavesProgress(Screen[None]):

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say
+from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 
@@ -40,7 +40,7 @@ def solve(ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int) ->
     try:
         return Solved(terms, stage, analogy(ctx.models.get(), *terms, stage=stage, k=k))
     except (ValueError, OSError) as exc:
-        return Solved(terms, stage, [], say(ctx, exc))
+        return Solved(terms, stage, [], say_or_model_error(ctx, exc))
 
 
 class AnalogyDemo(Asking, Vertical):

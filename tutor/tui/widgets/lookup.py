@@ -24,6 +24,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.numbers import number
@@ -78,7 +79,7 @@ def build(ctx: TutorContext, sentence: str, vocab: int, dim: int) -> SmallTable 
     try:
         return build_small_table(ctx.models.get(), sentence, vocab, dim)
     except (ValueError, OSError) as exc:
-        return ctx.t("model.error", error=exc)
+        return say_or_model_error(ctx, exc)
 
 
 def abbreviated(size: int, keep: set[int]) -> list[int | None]:

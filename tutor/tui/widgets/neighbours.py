@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say
+from tutor.tui.refusals import model_error, say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.update import update_in_place
@@ -72,7 +72,7 @@ def find_neighbours(
     try:
         model = ctx.models.get()
     except (ValueError, OSError) as exc:
-        error = ctx.t("model.error", error=exc)
+        error = model_error(ctx, exc)
         return [SchemeAnswer(scheme, None, error) for scheme in schemes]
     answers = []
     for scheme in schemes:

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import quote, say
+from tutor.tui.refusals import quote, say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.token_strip import visible_piece
@@ -64,7 +64,7 @@ def encode(ctx: TutorContext, sentences: list[str]) -> Encoded:
         scheme = get_scheme(PROJECT, ctx.model_dir)
         return Encoded(sentences, [scheme.encode(sentence) for sentence in sentences])
     except (ValueError, OSError) as exc:
-        return Encoded(sentences, [], say(ctx, exc))
+        return Encoded(sentences, [], say_or_model_error(ctx, exc))
 
 
 class RowsDemo(Asking, Vertical):

@@ -28,7 +28,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
+from tutor.tui.refusals import Says, say, say_or_model_error, sentence_key
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.numbers import number
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tutor.content.widgets import TrainingWidget
-    from tutor.core.live import LiveRun, Reached
+    from tutor.core.live import Failed, LiveRun, Reached
     from tutor.core.similarity import Neighbour
     from tutor.core.trajectory import Trajectory, TrajectoryRecording
 
@@ -109,11 +111,20 @@ def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
     try:
         model = ctx.models.get()
     except (ValueError, OSError) as exc:
-        return None, str(exc), None
+        return None, say_or_model_error(ctx, exc), None
     try:
         return prepare(load(model.path), config, model.scheme.vocab_size), "", model.path
     except (TrajectoryError, ValueError, OSError) as exc:
-        return None, str(exc), model.path
+        return None, say(ctx, exc), model.path
+
+
+def why_failed(ctx: Says, event: Failed) -> str:
+    """Why a live run stopped: in the learner's language where the reason has a code (a
+    model that cannot be opened), else the run's own words."""
+    if not event.code or sentence_key(Coded("", event.code)) is None:
+        return event.message
+    values = {k: Name(v) if isinstance(v, str) else v for k, v in event.values.items()}
+    return say_or_model_error(ctx, Coded(event.message, event.code, **values))
 
 
 class KeptLines(Widget):
@@ -390,7 +401,7 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             self._note(note + ("\n" + event.warning if event.warning else ""))
         elif isinstance(event, Failed):
             self.live = None
-            self._note(ctx.t("train.live.failed", error=event.message))
+            self._note(ctx.t("train.live.failed", error=why_failed(ctx, event)))
 
     def _add_checkpoint(self, event: Reached) -> None:
         assert self.live_recording is not None and self.live is not None
