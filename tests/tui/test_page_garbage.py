@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 
 from tests.tui.conftest import settle
-from tutor.tui.app import FREEZE_AFTER_S, TutorApp
+from tutor.tui.app import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD, TutorApp
 from tutor.tui.screens.page import PageScreen
 
 
@@ -63,4 +63,4 @@ async def test_pages_left_behind_are_freed_after_the_turn(
         assert freed[5] is False
         # every full collection was the app's own, after a turn: none fell inside one
         assert full_on_pythons_schedule == []
-    assert gc.get_threshold() == (700, 10, 10)  # the app's schedule ended with it
+    assert gc.get_threshold() == PYTHON_GC_THRESHOLD  # the app's schedule ended with it

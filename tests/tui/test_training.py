@@ -18,6 +18,7 @@ from tutor.core import live, trajectory
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
 from tutor.core.similarity import similarity
+from tutor.tui import i18n
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.training import StepPlot, TrainingRun
 
@@ -180,26 +181,39 @@ async def test_served_sessions_train_only_when_the_admin_allows(
         await settle(pilot)
         assert widget.live is None
         assert "--live-training" in widget.live_note
+        assert "管理员" in widget.live_note  # said in the learner's language
+        assert "is off on this server" not in widget.live_note
 
 
 def test_without_torch_the_key_says_how_to_install_it(monkeypatch) -> None:
     monkeypatch.delenv(live.REMOTE_ENV, raising=False)
     monkeypatch.setattr(live.importlib.util, "find_spec", lambda name: None)
-    assert "pip install 'embedding-tutor[train]'" in live.why_not()
+    reason = live.why_not()
+    assert reason is not None and reason.code == "no_torch"
+    assert "pip install 'embedding-tutor[train]'" in str(reason)
+    said = i18n.t("train.why.no_torch", "zh")
+    assert "pip install 'embedding-tutor[train]'" in said and "needs torch" not in said
 
 
 def test_a_limit_that_is_not_a_number_means_off() -> None:
     served = {live.REMOTE_ENV: "1"}
-    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "yes"})
-    assert "--live-training" in live.why_not({**served, live.ENABLED_ENV: "-3"})
-    assert "--live-training" not in live.why_not({**served, live.ENABLED_ENV: "2"})
+    for limit in ("yes", "-3"):
+        reason = live.why_not({**served, live.ENABLED_ENV: limit})
+        assert reason is not None and reason.code == "off_here"
+        assert "--live-training" in str(reason)
+    assert live.why_not({**served, live.ENABLED_ENV: "2"}) is None
 
 
 def test_a_server_runs_at_most_its_limit_at_once(tmp_path: Path) -> None:
     env = {live.REMOTE_ENV: "1", live.ENABLED_ENV: "2", live.SLOTS_ENV: str(tmp_path / "s")}
     first, second = live.Slot(env), live.Slot(env)
-    with pytest.raises(live.SlotBusy, match="all 2 live training runs"):
+    with pytest.raises(live.SlotBusy, match="all 2 live training runs") as busy:
         live.Slot(env)
+    assert (busy.value.code, busy.value.values) == ("slots_busy", {"limit": 2})
+    assert (
+        i18n.t("train.why.slots_busy", "zh", limit=2)
+        == "这台服务器同时只能跑 2 次训练，现在都在跑；过几分钟再试。"
+    )
     first.release()
     third = live.Slot(env)  # a finished run frees its slot
     second.release()
@@ -257,3 +271,25 @@ async def test_the_plot_never_writes_minus_zero(make_app: Callable[..., TutorApp
             text = plot.picture(widget.run, index, 70, 9).plain
             assert "-0.00" not in text
             assert "0.00" in text or index
+
+
+def test_a_run_killed_from_outside_is_said_in_the_learners_language(tmp_path: Path) -> None:
+    """A run that dies without a word (killed, out of memory) ends with a coded failure:
+    its exit status in the learner's sentence, not the English one."""
+    import queue
+    import signal
+
+    from tutor.tui.i18n import Speaker
+    from tutor.tui.widgets.training import why_failed
+
+    messages: queue.Queue[object] = queue.Queue()
+    run = live.LiveRun(8, 1000, tmp_path / "run", default_model_dir(), messages.put)
+    assert isinstance(messages.get(timeout=120), live.Started)
+    os.kill(run._process.pid, signal.SIGKILL)
+    failed = messages.get(timeout=120)
+    while not isinstance(failed, live.Failed):
+        failed = messages.get(timeout=120)
+    assert (failed.code, failed.values["exit"]) == ("child_ended", -9)
+    said = why_failed(Speaker("zh"), failed)
+    assert "-9" in said and "training process" not in said
+    assert "-9" in why_failed(Speaker("en"), failed)

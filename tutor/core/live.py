@@ -26,6 +26,7 @@ from typing import IO, Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from tutor.core.refusal import Coded
 from tutor.core.trajectory import Checkpoint, TrajectoryRecording
 
 WIDTHS = (8, 16, 32, 64)
@@ -117,24 +118,30 @@ def allowed_runs(env: Mapping[str, str]) -> int:
     return int(value) if value.isdigit() else 0
 
 
-def why_not(environ: dict[str, str] | None = None) -> str:
-    """Why a live run cannot start here ("" when it can): the sentence a learner reads."""
+class LiveUnavailable(Coded):
+    """Why a live run cannot start here; the app says it by its code."""
+
+
+def why_not(environ: dict[str, str] | None = None) -> LiveUnavailable | None:
+    """Why a live run cannot start here (None when it can)."""
     env = os.environ if environ is None else environ
     if env.get(REMOTE_ENV) == "1" and not allowed_runs(env):
-        return (
+        return LiveUnavailable(
             "live training is off on this server; its admin can turn it on with "
-            "`tutor serve --live-training N` (N runs at a time)"
+            "`tutor serve --live-training N` (N runs at a time)",
+            "off_here",
         )
     if not torch_available():
-        return (
+        return LiveUnavailable(
             "training needs torch, which is not installed here; install the train extra: "
-            "pip install 'embedding-tutor[train]'"
+            "pip install 'embedding-tutor[train]'",
+            "no_torch",
         )
-    return ""
+    return None
 
 
-class SlotBusy(RuntimeError):
-    """Every run this server allows is going; the message is for the learner."""
+class SlotBusy(Coded, RuntimeError):
+    """Every run this server allows is going."""
 
 
 class Slot:
@@ -164,7 +171,9 @@ class Slot:
             return
         raise SlotBusy(
             f"all {limit} live training runs this server allows are going; try again in a "
-            "few minutes"
+            "few minutes",
+            "slots_busy",
+            limit=limit,
         )
 
     def release(self) -> None:
@@ -236,7 +245,8 @@ class LiveRun:
         self._slot.release()
         if not ended and not self._cancelled:
             last = errors.splitlines()[-1] if errors else ""
-            self._on_message(Failed(message=f"the training process ended (exit {code}) {last}"))
+            message = f"the training process ended (exit {code}) {last}".rstrip()
+            self._on_message(Failed(message=message, code="child_ended", values={"exit": code}))
 
     @property
     def running(self) -> bool:

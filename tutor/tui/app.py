@@ -72,6 +72,7 @@ FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are froze
 # middle-generation collections, so Python's own full one stays a backstop that a build
 # does not reach, and still runs while a learner stays on one page.
 FULL_COLLECTIONS_DEFERRED = 10
+PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, restored when an app ends
 
 
 class TutorApp(App[None]):
@@ -214,7 +215,7 @@ class TutorApp(App[None]):
         with full collections left to the app (`_collect_pages_left`)."""
         gc.collect()
         gc.freeze()
-        young, middle, full = self._python_gc_threshold = gc.get_threshold()
+        young, middle, full = PYTHON_GC_THRESHOLD
         gc.set_threshold(young, middle, full * FULL_COLLECTIONS_DEFERRED)
         gc.enable()
 
@@ -254,9 +255,7 @@ class TutorApp(App[None]):
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):
             self.ctx.store.close()
-        threshold = getattr(self, "_python_gc_threshold", None)
-        if threshold is not None:  # the process may go on (tests, a preview's restart)
-            gc.set_threshold(*threshold)
+        gc.set_threshold(*PYTHON_GC_THRESHOLD)  # the process may go on (tests, a preview)
 
     # lessons -----------------------------------------------------------------
 

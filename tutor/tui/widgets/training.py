@@ -120,7 +120,9 @@ def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
 
 def why_failed(ctx: Says, event: Failed) -> str:
     """Why a live run stopped: in the learner's language where the reason has a code (a
-    model that cannot be opened), else the run's own words."""
+    run that died without a word, a model that cannot be opened), else the run's own words."""
+    if sentence_key(Coded("", event.code), "train.why") is not None:
+        return say(ctx, Coded(event.message, event.code, **event.values), "train.why")
     if not event.code or sentence_key(Coded("", event.code)) is None:
         return event.message
     values = {k: Name(v) if isinstance(v, str) else v for k, v in event.values.items()}
@@ -353,13 +355,16 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         if self.live is not None or self.model_dir is None:
             return
         reason = why_not()
-        if reason:
-            self._note(ctx.t("train.live.unavailable", reason=reason))
+        if reason is not None:
+            self._note(ctx.t("train.live.unavailable", reason=say(ctx, reason, "train.why")))
             return
         d, steps = WIDTHS[self.width_choice], STEPS[self.steps_choice]
         try:
             self.live = LiveRun(d, steps, self._out_dir(d, steps), self.model_dir, self._relay)
-        except (SlotBusy, OSError, ValueError) as exc:
+        except SlotBusy as exc:
+            self._note(ctx.t("train.live.unavailable", reason=say(ctx, exc, "train.why")))
+            return
+        except (OSError, ValueError) as exc:
             self._note(ctx.t("train.live.unavailable", reason=exc))
             return
         self._note(ctx.t("train.live.starting", d=d, steps=steps))
