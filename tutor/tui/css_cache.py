@@ -36,13 +36,18 @@ _own_parse_rules = Stylesheet._parse_rules
 _own_parse_style = Stylesheet.parse_style
 
 
-def _variables_key(stylesheet: Stylesheet) -> tuple[tuple[str, str], ...]:
-    """The stylesheet's variables as a key, worked out again only when they are replaced
+_themes: dict[tuple[tuple[str, str], ...], int] = {}  # a theme's variables -> a short key
+
+
+def _variables_key(stylesheet: Stylesheet) -> int:
+    """A small number standing for the stylesheet's variables (hashed on every lookup,
+    so not the hundred pairs themselves), worked out again only when they are replaced
     (Textual's set_variables assigns a new dict)."""
     variables = stylesheet._variables
     known = getattr(stylesheet, "_tutor_variables_key", None)
     if known is None or known[0] is not variables:
-        known = (variables, tuple(sorted(variables.items())))
+        theme = _themes.setdefault(tuple(sorted(variables.items())), len(_themes))
+        known = (variables, theme)
         stylesheet._tutor_variables_key = known  # type: ignore[attr-defined]
     return known[1]
 
