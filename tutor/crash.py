@@ -12,6 +12,7 @@ broken tutor must depend on as little of it as possible.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import sys
@@ -38,9 +39,27 @@ _WHERE_FILE = {
     "en": "The details are in {path}; please attach that file when you report it.",
 }
 _WHERE_NOWHERE = {
-    "zh": "详情无法保存（{error}）。",
-    "en": "The details could not be saved ({error}).",
+    "zh": "详情无法保存到 {path}：{why}。",
+    "en": "The details could not be saved in {path}: {why}.",
 }
+# why, by errno; another error says the system's own words, labelled as such
+_WHY = {
+    errno.ENOSPC: {"zh": "磁盘已满", "en": "the disk is full"},
+    errno.EDQUOT: {"zh": "磁盘配额已用完", "en": "the disk quota is used up"},
+    errno.EACCES: {"zh": "没有写入权限", "en": "there is no permission to write there"},
+    errno.EPERM: {"zh": "没有写入权限", "en": "there is no permission to write there"},
+    errno.EROFS: {"zh": "那里是只读的", "en": "it is read-only"},
+    errno.ENOTDIR: {"zh": "路径上有一处不是文件夹", "en": "part of the path is not a folder"},
+    errno.EEXIST: {"zh": "那里有个同名文件，不是文件夹", "en": "a file there is not a folder"},
+}
+_WHY_UNKNOWN = {"zh": "系统的原话：{error}", "en": "{error}"}
+
+
+def _why(error: OSError, lang: str) -> str:
+    known = _WHY.get(error.errno or 0)
+    if known is not None:
+        return known[lang]
+    return _WHY_UNKNOWN[lang].format(error=error.strerror or error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +86,8 @@ def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
         path = directory / f"{time.strftime('%Y%m%d-%H%M%S')}-{incident}.txt"
         path.write_text(report, encoding="utf-8")
     except OSError as exc:
-        return Incident(incident, _WHERE_NOWHERE[lang].format(error=exc.strerror or exc))
+        where = _WHERE_NOWHERE[lang].format(path=data_dir, why=_why(exc, lang))
+        return Incident(incident, where)
     return Incident(incident, _WHERE_FILE[lang].format(path=path))
 
 
