@@ -67,7 +67,7 @@ def test_tokenize_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_text_too_long(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "tokenize", "x" * 100_001, "--scheme", "codepoint")
+    code, out, err = run(capsys, "--lang", "en", "tokenize", "x" * 100_001, "--scheme", "codepoint")
     assert (code, out) == (2, "")
     assert err == "tutor: error: text is 100,001 characters long; the limit is 100,000\n"
 
@@ -139,19 +139,23 @@ def test_neighbours_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -
 def test_token_errors(
     capsys: pytest.CaptureFixture[str], model_dir: Path, argv: list[str], message: str
 ) -> None:
-    code, out, err = run(capsys, "--model", str(model_dir), *argv)
+    code, out, err = run(capsys, "--lang", "en", "--model", str(model_dir), *argv)
     assert (code, out, err) == (2, "", f"tutor: error: {message}\n")
 
 
 def test_missing_model_dir(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _, err = run(capsys, "--model", str(tmp_path / "nope"), "neighbours", "猫")
+    code, _, err = run(
+        capsys, "--lang", "en", "--model", str(tmp_path / "nope"), "neighbours", "猫"
+    )
     assert code == 2
     assert err == f"tutor: error: model directory not found: {tmp_path / 'nope'}\n"
 
 
 def test_missing_before_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bare = build_model_dir(tmp_path / "bare", with_before=False)
-    code, _, err = run(capsys, "--model", str(bare), "similarity", "猫", "狗", "--stage", "before")
+    code, _, err = run(
+        capsys, "--lang", "en", "--model", str(bare), "similarity", "猫", "狗", "--stage", "before"
+    )
     assert code == 2 and err.startswith("tutor: error: ") and err.count("\n") == 1
     assert "only the 'after' stage is available" in err
 
@@ -218,13 +222,23 @@ def test_facts_table(capsys: pytest.CaptureFixture[str], shipped_facts: Path) ->
 
 
 def test_unknown_fact(capsys: pytest.CaptureFixture[str], shipped_facts: Path) -> None:
-    code, _, err = run(capsys, "facts", "--key", "nope")
+    code, _, err = run(capsys, "--lang", "en", "facts", "--key", "nope")
     assert (code, err) == (2, "tutor: error: no fact 'nope'; `tutor facts` lists them all\n")
 
 
 def test_real_process_exit_code_and_stderr(model_dir: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tutor", "--model", str(model_dir), "neighbours", "汽车猫"],
+        [
+            sys.executable,
+            "-m",
+            "tutor",
+            "--lang",
+            "en",
+            "--model",
+            str(model_dir),
+            "neighbours",
+            "汽车猫",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -237,7 +251,17 @@ def test_real_process_exit_code_and_stderr(model_dir: Path) -> None:
 
 def test_invalid_utf8_argument_is_a_one_line_error() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tutor", "tokenize", b"a\xff", "--scheme", "codepoint"],
+        [
+            sys.executable,
+            "-m",
+            "tutor",
+            "--lang",
+            "en",
+            "tokenize",
+            b"a\xff",
+            "--scheme",
+            "codepoint",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -307,3 +331,16 @@ def test_a_re_created_before_table_says_so(
         assert (code, err) == (0, "")
         first = out.splitlines()[0]
         assert "re-created: normal(0, 0.02)" in first and "not this model's real" in first
+
+
+def test_errors_are_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str], model_dir: Path, tmp_path: Path
+) -> None:
+    """Chinese by default, as the app: a refusal by its code, a missing model as the app
+    says it."""
+    code, out, err = run(capsys, "--model", str(model_dir), "neighbours", "汽车猫")
+    assert (code, out) == (2, "")
+    assert err == "tutor：「汽车猫」在 byte-bpe-zh 里不是一个 token：它会切成 「汽车」 + 「猫」\n"
+    missing = tmp_path / "nope"
+    code, _, err = run(capsys, "--model", str(missing), "neighbours", "猫")
+    assert (code, err) == (2, f"tutor：模型打不开：找不到模型文件夹 {missing}\n")

@@ -54,12 +54,9 @@ def _model_opens(model_dir: Path, lang: Lang) -> bool:
     try:
         open_model(model_dir)
     except ModelError as exc:
-        from tutor.tui.i18n import Speaker, t
-        from tutor.tui.refusals import model_error
+        from tutor.commands.inspect import error_line
 
-        # in English, the core's own message, as every `tutor` command prints its errors
-        error = str(exc) if lang == "en" else model_error(Speaker(lang), exc)
-        print(t("cli.error", lang, error=error), file=sys.stderr)
+        print(error_line(exc, lang), file=sys.stderr)
         return False
     return True
 

@@ -210,6 +210,25 @@ def run(args: argparse.Namespace) -> int:
         FactsError,
         TrajectoryError,
     ) as exc:
-        message = str(exc).strip().replace("\n", " ")
-        print(f"tutor: error: {message}", file=sys.stderr)
+        print(error_line(exc, args.lang or "zh"), file=sys.stderr)
         return EXIT_USAGE
+
+
+def error_line(error: Exception, lang: str) -> str:
+    """One line in the interface's language: a refusal by its code, a model that cannot be
+    opened as the app says it; in English (and for an error with no sentence) the core's
+    own message, as every `tutor` command prints its errors."""
+    from tutor.core.model import ModelError
+    from tutor.core.table import TableError
+    from tutor.core.trajectory import TrajectoryError
+    from tutor.tui.i18n import Speaker, t
+    from tutor.tui.refusals import model_error, say, sentence_key
+
+    message = str(error).strip().replace("\n", " ")
+    if lang != "en":
+        speaker = Speaker(lang)
+        if isinstance(error, ModelError | TableError | TrajectoryError):
+            message = model_error(speaker, error)
+        elif sentence_key(error) is not None:
+            message = say(speaker, error)
+    return t("cli.error", lang, error=message)
