@@ -156,7 +156,13 @@ def test_a_model_without_a_recorded_run_is_a_one_line_error(tmp_path):
     model_dir = tmp_path / "model"
     shutil.copytree(MODEL_DIR, model_dir)
     (model_dir / trajectory.ROWS_FILE).unlink()
-    result = _tutor("--model", str(model_dir), "neighbours", "猫", "--step", "0")
+    result = _tutor("--lang", "en", "--model", str(model_dir), "neighbours", "猫", "--step", "0")
     assert result.returncode == 2
     assert "has no recorded training run" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+    said = _tutor("--model", str(model_dir), "neighbours", "猫", "--step", "0")  # zh
+    assert said.returncode == 2
+    assert said.stderr == (
+        f"tutor：这个模型没有记录训练过程，只能看训练前后两张表。（{model_dir} 里没有 "
+        "trajectory.json 和 trajectory.safetensors）\n"
+    )

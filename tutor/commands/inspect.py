@@ -227,7 +227,11 @@ def error_line(error: Exception, lang: str) -> str:
     message = str(error).strip().replace("\n", " ")
     if lang != "en":
         speaker = Speaker(lang)
-        if isinstance(error, ModelError | TableError | TrajectoryError):
+        if isinstance(error, TrajectoryError):  # the model opened; its recorded run did not
+            message = say(speaker, error)
+            if error.code == "no_trajectory":
+                message = speaker.t("train.missing", error=message)
+        elif isinstance(error, ModelError | TableError):
             message = model_error(speaker, error)
         elif sentence_key(error) is not None:
             message = say(speaker, error)
