@@ -12,7 +12,6 @@ broken tutor must depend on as little of it as possible.
 
 from __future__ import annotations
 
-import errno
 import os
 import secrets
 import sys
@@ -42,21 +41,22 @@ _WHERE_NOWHERE = {
     "zh": "详情无法保存到 {path}：{why}。",
     "en": "The details could not be saved in {path}: {why}.",
 }
-# why, by errno; another error says the system's own words, labelled as such
+# why, by the code tutor.progress.trouble gives an OSError (its errno); another error says
+# the system's own words, labelled as such
 _WHY = {
-    errno.ENOSPC: {"zh": "磁盘已满", "en": "the disk is full"},
-    errno.EDQUOT: {"zh": "磁盘配额已用完", "en": "the disk quota is used up"},
-    errno.EACCES: {"zh": "没有写入权限", "en": "there is no permission to write there"},
-    errno.EPERM: {"zh": "没有写入权限", "en": "there is no permission to write there"},
-    errno.EROFS: {"zh": "那里是只读的", "en": "it is read-only"},
-    errno.ENOTDIR: {"zh": "路径上有一处不是文件夹", "en": "part of the path is not a folder"},
-    errno.EEXIST: {"zh": "那里有个同名文件，不是文件夹", "en": "a file there is not a folder"},
+    "full": {"zh": "磁盘已满", "en": "the disk is full"},
+    "no_permission": {"zh": "没有写入权限", "en": "there is no permission to write there"},
+    "read_only": {"zh": "那里是只读的", "en": "it is read-only"},
+    "not_a_folder": {"zh": "路径上有一处不是文件夹", "en": "part of the path is not a folder"},
+    "io": {"zh": "磁盘读写出错", "en": "the disk failed to write"},
 }
 _WHY_UNKNOWN = {"zh": "系统的原话：{error}", "en": "{error}"}
 
 
 def _why(error: OSError, lang: str) -> str:
-    known = _WHY.get(error.errno or 0)
+    from tutor.progress.trouble import trouble
+
+    known = _WHY.get(trouble(error))
     if known is not None:
         return known[lang]
     return _WHY_UNKNOWN[lang].format(error=error.strerror or error)
