@@ -67,9 +67,6 @@ def build(args: argparse.Namespace) -> TutorApp:
     import gc
     import os
 
-    from tutor.malloc import limit_arenas
-
-    limit_arenas()  # before the first thread (the store opens in one below)
     # Importing Textual makes ~100 collections of objects that all live on; the app
     # collects once and re-enables collection when its first screen is up.
     gc.disable()

@@ -206,6 +206,12 @@ class TutorApp(App[None]):
         # Not now: the first screen's key line is still to be drawn, and a learner waits
         # for that; a second later nobody does.
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
+        # Once that line is drawn and before any key can open a page (whose workers are
+        # the threads that would each keep an arena): C malloc kept to a few arenas. It
+        # loads ctypes, which the first screen does without.
+        from tutor.malloc import limit_arenas
+
+        self.call_after_refresh(limit_arenas)
 
     def _freeze_startup_objects(self) -> None:
         """What survives a collection once the first screen is up (Textual, the app, that
