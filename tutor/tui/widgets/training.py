@@ -361,11 +361,8 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         d, steps = WIDTHS[self.width_choice], STEPS[self.steps_choice]
         try:
             self.live = LiveRun(d, steps, self._out_dir(d, steps), self.model_dir, self._relay)
-        except SlotBusy as exc:
+        except (SlotBusy, OSError, ValueError) as exc:  # a busy server has a sentence
             self._note(ctx.t("train.live.unavailable", reason=say(ctx, exc, "train.why")))
-            return
-        except (OSError, ValueError) as exc:
-            self._note(ctx.t("train.live.unavailable", reason=exc))
             return
         self._note(ctx.t("train.live.starting", d=d, steps=steps))
 
