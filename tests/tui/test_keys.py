@@ -128,3 +128,21 @@ async def test_a_page_turned_back_to_is_the_same_page_and_follows_the_theme(
         assert header.styles.background != before
         visits = app.ctx.store.visited_pages(LESSON)
         assert page_with("tokens") in visits
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.005, 0.02])
+async def test_every_page_turn_typed_while_a_page_is_built_counts(
+    make_app: Callable[..., TutorApp], gap: float
+) -> None:
+    """n typed one by one as a learner types (a few ms apart, each arriving while the page
+    before is still being built): each press is one page on, none is lost to the page being
+    replaced."""
+    lesson = shipped_lesson()
+    app = make_app(start_lesson=LESSON, start_page=lesson.pages[0].number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(10):
+            type_ahead(app, "n")
+            await pilot.pause(gap)  # the learner's pace, not a wait for the app
+        await settle(pilot)
+        assert app.screen.page.number == lesson.pages[10].number

@@ -122,6 +122,7 @@ class TutorApp(App[None]):
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
+        self._opening: tuple[str, int] | None = None  # the page open_page went to last
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
 
     # start-up ----------------------------------------------------------------
@@ -328,6 +329,7 @@ class TutorApp(App[None]):
                 self.notify(message, severity="error")
             return
         lesson, page = found
+        self._opening = (lesson_id, number)
         screen = self._page_screen(lesson, page)
         from tutor.tui.screens.page import PageScreen
 
@@ -375,15 +377,19 @@ class TutorApp(App[None]):
             self.call_after_refresh(self._collect_pages_left)
 
     def turn_page(self, lesson_id: str, number: int, step: int) -> None:
-        """`step` pages on from `number`, or from where turns not yet drawn lead.
+        """`step` pages on from where turns not yet drawn lead, else from the page last
+        opened in this lesson, else from `number` (the page the key was pressed on).
 
         Only where a run of quick turns ends is drawn: the page is built once the keys
         already waiting are handled (30 quick presses of n build one page, not 30)."""
         entry = self.index.lesson(lesson_id)
         if entry is None:
             return
-        if self._turning_to is not None and self._turning_to[0] == lesson_id:
-            number = self._turning_to[1]
+        # from the page last opened, not the one the key was pressed on: a key typed while
+        # a page is built reaches the page it replaces, and would turn to the same page
+        heading = self._turning_to or self._opening
+        if heading is not None and heading[0] == lesson_id:
+            number = heading[1]
         numbers = [page.number for page in entry.pages]
         position = numbers.index(number) + step if number in numbers else 0
         if not 0 <= position < len(numbers):
