@@ -277,3 +277,72 @@ def test_a_piece_is_spelled_once_per_id(
     again = scheme.encode(text)
     assert again == first
     assert spelled == []
+
+
+def test_files_with_the_same_bytes_share_one_tokenizer(tmp_path: Path) -> None:
+    """The shipped byte-bpe-zh and the project model's tokenizer.json are one file twice:
+    the lesson's token strip, the model's scheme and the project scheme hold one
+    tokenizer, not a copy each (about 2 MB of vocabulary and merges apiece)."""
+    text = byte_bpe_json()
+    first = load_scheme(write_tokenizer(tmp_path / "a.json", text), "byte-bpe-zh")
+    second = load_scheme(write_tokenizer(tmp_path / "b.json", text), "project")
+    other = load_scheme(write_tokenizer(tmp_path / "c.json", char_json()), "char")
+    assert first._tok is second._tok  # type: ignore[attr-defined]
+    assert other._tok is not first._tok  # type: ignore[attr-defined]
+    assert (first.name, second.name) == ("byte-bpe-zh", "project")
+    assert second.encode("猫 cat") == first.encode("猫 cat")
+
+
+def test_the_shipped_project_tokenizer_is_loaded_once() -> None:
+    from tutor.core.model import open_model
+
+    shipped = get_scheme("byte-bpe-zh")._tok  # type: ignore[attr-defined]
+    assert get_scheme("project")._tok is shipped  # type: ignore[attr-defined]
+    assert open_model().scheme._tok is shipped  # type: ignore[attr-defined]
+
+
+def test_a_scheme_is_read_without_parsing_its_vocabulary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a tokenizer is byte-level, falls back to bytes or has an [UNK] is read from
+    its small parts; the whole tokenizer.json is never parsed again as Python objects."""
+    import json
+
+    parsed: list[str] = []
+    loads = json.loads
+
+    def recording(text: str | bytes, **kwargs: object) -> object:
+        parsed.append(text if isinstance(text, str) else text.decode())
+        return loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", recording)
+    byte = load_scheme(write_tokenizer(tmp_path / "b.json", byte_bpe_json(399)), "b")
+    word = load_scheme(write_tokenizer(tmp_path / "w.json", char_json()), "word")
+    assert (byte.byte_level, byte.byte_fallback, byte.special_ids) == (True, False, {0})
+    assert (word.byte_level, word.special_ids) == (False, frozenset({0}))
+    assert word.encode("鼹")[0].id == 0  # the segmented scheme found its [UNK]
+    assert not [text for text in parsed if '"vocab"' in text]
+
+
+def test_two_workers_asking_at_once_share_one_scheme(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two widgets of one page ask for the project tokenizer together, each in its own
+    worker: the second waits for the first's instead of loading a copy of its own."""
+    import contextlib
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import tutor.core.tokenize as tokenize
+
+    tokenize._cached_scheme.cache_clear()
+    both_inside = threading.Barrier(2, timeout=0.5)
+    load = tokenize.load_scheme
+
+    def meeting(path: Path, name: str) -> tokenize.TokenizerScheme:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_inside.wait()  # passed only when nothing keeps the two apart
+        return load(path, name)
+
+    monkeypatch.setattr(tokenize, "load_scheme", meeting)
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: get_scheme("char"), range(2))
+    assert first is second

@@ -8,8 +8,10 @@ a learner must see that one Chinese character can be several tokens.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -215,7 +217,14 @@ def piece_bytes(piece: str) -> bytes:
     )
 
 
-def _is_byte_level(spec: dict) -> bool:
+def _part(component: object) -> dict:
+    """One small part of a tokenizer (its pre-tokenizer, decoder, model) as its JSON says it."""
+    if component is None:
+        return {}
+    return json.loads(component.__getstate__())  # type: ignore[attr-defined]
+
+
+def _is_byte_level(tokenizer: Tokenizer) -> bool:
     def has_byte_level(node: object) -> bool:
         if not isinstance(node, dict):
             return False
@@ -223,19 +232,35 @@ def _is_byte_level(spec: dict) -> bool:
             return True
         return any(has_byte_level(child) for child in node.get("pretokenizers") or [])
 
-    return has_byte_level(spec.get("pre_tokenizer")) or has_byte_level(spec.get("decoder"))
+    return has_byte_level(_part(tokenizer.pre_tokenizer)) or has_byte_level(
+        _part(tokenizer.decoder)
+    )
+
+
+def _model_fields(tokenizer: Tokenizer) -> tuple[bool, str | None]:
+    """(byte_fallback, unk_token) of the tokenizer's model, read from the model's own
+    attributes: the vocabulary and merges are never turned into Python objects. Only a
+    model that has no such attributes (Unigram) has its JSON read."""
+    model = tokenizer.model
+    if hasattr(model, "unk_token"):
+        return bool(getattr(model, "byte_fallback", False)), model.unk_token
+    spec = _part(model)
+    return bool(spec.get("byte_fallback")), spec.get("unk_token")
 
 
 class TokenizerScheme(Scheme):
     """A Hugging Face tokenizer.json (WordLevel, BPE or byte-level BPE)."""
 
     def __init__(self, name: str, tokenizer: Tokenizer) -> None:
-        spec = json.loads(tokenizer.to_str())
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
-        self.byte_level = _is_byte_level(spec)
-        self.byte_fallback = bool((spec.get("model") or {}).get("byte_fallback"))
-        if self.byte_level:
+        self.byte_level = _is_byte_level(tokenizer)
+        self.byte_fallback, unk = _model_fields(tokenizer)
+        # Changed only where it differs: a tokenizer shared by several schemes (see
+        # `load_scheme`) may be encoding in another thread, and is already set right.
+        if tokenizer.truncation is not None:
+            tokenizer.no_truncation()
+        if tokenizer.padding is not None:
+            tokenizer.no_padding()
+        if self.byte_level and tokenizer.post_processor is not None:
             # The ByteLevel post-processor trims spaces out of offsets, so " cat" would map to
             # "cat"; we encode without special tokens, so dropping it changes no id.
             tokenizer.post_processor = None
@@ -245,10 +270,9 @@ class TokenizerScheme(Scheme):
         added = tokenizer.get_added_tokens_decoder()
         self._added = {id: tok.content for id, tok in added.items()}
         self.special_ids = frozenset(id for id, tok in added.items() if tok.special)
-        unk = (spec.get("model") or {}).get("unk_token")
-        unk_id = tokenizer.token_to_id(unk) if unk else None
-        if unk_id is not None:
-            self.special_ids |= {unk_id}
+        self._unk_id = tokenizer.token_to_id(unk) if unk else None
+        if self._unk_id is not None:
+            self.special_ids |= {self._unk_id}
         # id -> readable piece, filled as ids are met: spelling a piece out of its bytes
         # was three quarters of encoding a 2,000-character paste
         self._pieces: dict[int, str] = {}
@@ -316,11 +340,6 @@ class SegmentedScheme(TokenizerScheme):
     does the cutting; a word the training split never had is [UNK].
     """
 
-    def __init__(self, name: str, tokenizer: Tokenizer) -> None:
-        super().__init__(name, tokenizer)
-        unk = json.loads(tokenizer.to_str())["model"].get("unk_token")
-        self._unk_id = tokenizer.token_to_id(unk) if unk else None
-
     def encode(self, text: str) -> list[Token]:
         from tutor.core import segment
 
@@ -339,12 +358,32 @@ class SegmentedScheme(TokenizerScheme):
 SEGMENTED_SCHEMES = frozenset({"word"})
 
 
+# Tokenizers by the sha256 of their file: files with the same bytes share one (the shipped
+# byte-bpe-zh is the project model's tokenizer.json), each scheme keeping its own name.
+_tokenizers: dict[bytes, Tokenizer] = {}
+_tokenizers_lock = threading.Lock()
+_schemes_lock = threading.Lock()
+
+
+def _read_tokenizer(path: Path) -> Tokenizer:
+    """The tokenizer in `path`, shared with every earlier file of the same bytes."""
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).digest()
+    with _tokenizers_lock:  # two workers opening one file make one tokenizer
+        tokenizer = _tokenizers.get(digest)
+        if tokenizer is None:
+            tokenizer = Tokenizer.from_str(data.decode("utf-8"))
+            _tokenizers[digest] = tokenizer
+        return tokenizer
+
+
 def load_scheme(path: Path, name: str) -> TokenizerScheme:
-    """A scheme from any tokenizer.json file (uncached; `get_scheme` caches the shipped ones)."""
+    """A scheme from any tokenizer.json file (uncached; `get_scheme` caches the shipped
+    ones), named `name`; its tokenizer is shared with any file of the same bytes."""
     if not path.is_file():
         raise TokenizeError(f"tokenizer file not found: {path}", "tokenizer_not_found", path=path)
     try:
-        tokenizer = Tokenizer.from_file(str(path))
+        tokenizer = _read_tokenizer(path)
     except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
         raise TokenizeError(
             f"{path} is not a tokenizer.json file: {exc}", "bad_tokenizer", path=path
@@ -372,4 +411,5 @@ def get_scheme(name: str, model_dir: Path | None = None) -> Scheme:
     """
     if name != PROJECT:
         model_dir = None
-    return _cached_scheme(name, model_dir.resolve() if model_dir else None)
+    with _schemes_lock:  # widgets asking together in their workers share one scheme
+        return _cached_scheme(name, model_dir.resolve() if model_dir else None)
