@@ -147,3 +147,39 @@ def fact(value: object, unit: str = "") -> Fact:
 )
 def test_format_value(value: object, unit: str, lang: str, shown: str) -> None:
     assert format_value(fact(value, unit), lang) == shown
+
+
+def _load_in_fresh_process(root: Path, cache: Path) -> dict[str, object]:
+    """load_facts(root) in a new interpreter: its facts and whether YAML was imported."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\nfrom pathlib import Path\nfrom tutor.core.facts import load_facts\n"
+        f"facts = load_facts(Path({str(root)!r}))\n"
+        "print(json.dumps({'facts': {k: f.model_dump() for k, f in facts.items()},"
+        " 'yaml': 'ruamel.yaml' in sys.modules}))"
+    )
+    env = {**os.environ, "TUTOR_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    return json.loads(done.stdout)
+
+
+def test_the_cited_facts_are_parsed_once_per_edit(tmp_path: Path) -> None:
+    """A learner's page of prose needs the cited facts; parsing their YAML imported the
+    YAML library (about 2 MB of a learner's memory) on every start. The parse is kept in
+    the cache dir under the file's content, so only an edited file is parsed again."""
+    root, cache = write_assets(tmp_path / "a"), tmp_path / "cache"
+    first = _load_in_fresh_process(root, cache)
+    again = _load_in_fresh_process(root, cache)
+    assert (first["yaml"], again["yaml"]) == (True, False)
+    assert again["facts"] == first["facts"]
+    assert again["facts"]["qwen.example_ids"]["value"] == [115942, 96373, 99203]
+    assert again["facts"]["qwen.untied_head"]["value"] is True
+    write_assets(root, cited=CITED_YAML.replace("248320", "151936"))
+    edited = _load_in_fresh_process(root, cache)
+    assert edited["yaml"] is True
+    assert edited["facts"]["qwen.vocab_size"]["value"] == 151936

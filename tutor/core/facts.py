@@ -8,18 +8,21 @@ build (facts.json); proven and cited ones are kept by hand (cited_facts.yaml).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from ruamel.yaml import YAML, YAMLError
 
 from tutor.core.paths import assets_dir
 
 MEASURED_FILE = "facts.json"
 CITED_FILE = "cited_facts.yaml"
+# the last cited file's parse, kept by its content: the YAML library is about 2 MB of a
+# learner's memory, and the file changes only when an author edits it
+PARSED_CITED = "cited-facts.json"
 
 Evidence = Literal["proof", "measured", "cited"]
 Lang = Literal["zh", "en"]
@@ -53,11 +56,36 @@ def _load_list(path: Path) -> list[object]:
         raise FactsError(f"facts file not found: {path}")
     text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix == ".json" else YAML(typ="safe").load(text)
-    except (ValueError, YAMLError) as exc:
+        data = json.loads(text) if path.suffix == ".json" else _parsed_yaml(text)
+    except ValueError as exc:  # ruamel's YAMLError is not one: see _parsed_yaml
         raise FactsError(f"{path}: cannot be parsed: {exc}") from exc
     if not isinstance(data, list):
         raise FactsError(f"{path}: expected a list of facts, got {type(data).__name__}")
+    return data
+
+
+def _parsed_yaml(text: str) -> object:
+    """The YAML `text` as data: from the cache dir when this very text was parsed before,
+    else parsed now (and kept, when it is plain JSON data)."""
+    from tutor.cachefile import default_cache_dir, read_cached, write_cached
+
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    kept = default_cache_dir() / PARSED_CITED
+    data = read_cached(kept, key)
+    if data is not None:
+        return data
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        data = YAML(typ="safe").load(text)
+    except YAMLError as exc:
+        raise ValueError(str(exc)) from exc
+    try:
+        plain = json.loads(json.dumps(data)) == data
+    except (TypeError, ValueError):  # a date or a set: nothing a fact holds; parse again
+        plain = False
+    if plain and data is not None:
+        write_cached(kept, key, data)
     return data
 
 
