@@ -24,3 +24,17 @@ def limit_arenas(count: int = ARENAS) -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return mallopt(_M_ARENA_MAX, count) == 1
+
+
+def give_back() -> bool:
+    """Return the free memory C malloc holds to the system (glibc's malloc_trim): a page
+    left behind frees its objects inside the arenas, and the next page's work would
+    otherwise grow on top of what they kept resident. False where there is no such call."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    return trim(0) == 1

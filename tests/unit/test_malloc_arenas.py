@@ -52,3 +52,17 @@ def heaps(mode: str) -> int:
 def test_eight_threads_share_two_arenas() -> None:
     assert heaps("default") >= 5  # what glibc does by itself: an arena per thread, nearly
     assert heaps("limited") == 2
+
+
+def test_a_page_left_behind_gives_its_memory_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full collection after a page turn frees the page left behind inside C malloc's
+    arenas; that memory then goes back to the system instead of staying resident under
+    the next page's work."""
+    import tutor.malloc
+    from tutor.tui.app import TutorApp
+
+    assert tutor.malloc.give_back() is (sys.platform == "linux")
+    given: list[bool] = []
+    monkeypatch.setattr(tutor.malloc, "give_back", lambda: given.append(True) or True)
+    TutorApp._collect_pages_left()
+    assert given == [True]

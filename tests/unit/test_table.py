@@ -148,3 +148,40 @@ def test_row_norms_and_dot_read_the_mapped_table(tmp_path: Path) -> None:
     np.testing.assert_allclose(scores, weights @ query, rtol=1e-5, atol=1e-6)
     with pytest.raises(TableError, match=r"query must have shape \(5,\)"):
         table.dot(np.ones(4, np.float32))
+
+
+def _resident_kb(table: EmbeddingTable) -> int:
+    """Resident kB of the file map behind `table` (the kernel's count, from smaps)."""
+    start = np.frombuffer(table.mapping, np.uint8, count=1).__array_interface__["data"][0]
+    found = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0]
+        if "-" in head and all(c in "0123456789abcdef-" for c in head):
+            low, high = (int(x, 16) for x in head.split("-"))
+            found = low <= start < high
+        elif found and line.startswith("Rss:"):
+            return int(line.split()[1])
+    raise AssertionError("the table's map is not in smaps")
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="Linux's smaps")
+def test_a_scan_leaves_none_of_a_mapped_table_resident(tmp_path: Path) -> None:
+    """The lesson's tables are scanned whole for every neighbour list and analogy: each
+    scan gives the pages it read back to the page cache, so a scanned table does not stay
+    in the learner's memory (the two lesson tables were 7 MB of it); the answers stay."""
+    rng = np.random.default_rng(0)
+    weights = rng.standard_normal((3000, 96), dtype=np.float32)  # 1.1 MB, several blocks
+    save_file({"embed_tokens.weight": weights}, tmp_path / "m.safetensors")
+    table = EmbeddingTable.from_safetensors(tmp_path / "m.safetensors")
+    query = weights[7]
+    expected = weights @ query
+    assert np.allclose(table.dot(query), expected, rtol=1e-5, atol=1e-4)
+    assert _resident_kb(table) == 0
+    norms = np.linalg.norm(weights, axis=1)
+    assert np.allclose(table.cosines(query), expected / (norms * norms[7]), atol=1e-5)
+    assert np.allclose(table.row_norms, norms, rtol=1e-5)
+    assert _resident_kb(table) == 0
+    valid = np.ones(3000, dtype=bool)
+    assert np.argmax(table.top_cosines(query, 3, valid)) == 7
+    assert _resident_kb(table) == 0
+    assert np.array_equal(table.lookup([5, 9]), weights[[5, 9]])  # rows still read right

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
+from functools import cached_property, wraps
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from tutor.core.hf import HFError, field_of, find_input_table, first_error
 from tutor.core.refusal import Coded, Name, recoded
+
+_Map = mmap.mmap  # `from_safetensors` has a parameter named mmap
 
 # safetensors dtype -> how numpy reads its bytes (bf16 as raw 16-bit words)
 _NUMPY_DTYPES = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}
@@ -40,6 +44,10 @@ BF16_PAIR_ERROR = 2.0**-7
 RESCORE_ROWS = 256
 # Row norms of tables at least this big are kept in the cache dir between runs.
 NORMS_CACHE_MIN_BYTES = 64 << 20
+# Mapped tables smaller than this give their pages back after each scan (`hand_back`):
+# mapping them again costs about 0.1 ms for the lesson's 3.9 MB tables; bigger ones stay
+# mapped, since mapping them again would about double a query's time.
+HAND_BACK_MAX_BYTES = 64 << 20
 
 
 class TableError(Coded, ValueError):
@@ -204,6 +212,24 @@ def _as_ids(ids: Iterable[int] | np.ndarray, vocab_size: int) -> np.ndarray:
     return arr
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _hands_back(scan: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A scan of the whole table leaves none of it in the process's memory (see
+    `EmbeddingTable.hand_back`)."""
+
+    @wraps(scan)
+    def scanned(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return scan(*args, **kwargs)
+        finally:
+            args[0].hand_back()  # type: ignore[attr-defined]
+
+    return scanned
+
+
 def bf16_to_float32(words: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """bfloat16 stored as 16-bit words -> float32: a bf16 is the top half of a float32."""
     wide = np.left_shift(words, 16, dtype=np.uint32, out=out)
@@ -225,6 +251,47 @@ class EmbeddingTable:
             "BF16" if bfloat16 else {np.float32: "F32", np.float16: "F16"}[storage.dtype.type]
         )
         self.norms_cache: Path | None = None  # where row norms are kept between runs
+        # the file map behind `storage`, when the table was mapped from a file, and where
+        # in it the first row starts
+        self.mapping: mmap.mmap | None = None
+        self._row0_in_map = 0
+
+    def hand_back(self) -> None:
+        """Give the mapped pages a scan read back to the page cache: every row is read
+        on each query, so a scanned table would otherwise stay whole in the learner's
+        memory (the lesson's two tables were 7 MB of it). The next scan maps them again
+        from the page cache, without reading the disk; an unmapped table has nothing to give."""
+        if self._gives_back:
+            self.mapping.madvise(mmap.MADV_DONTNEED)  # type: ignore[union-attr]
+
+    @property
+    def _gives_back(self) -> bool:
+        return (
+            self.mapping is not None
+            and hasattr(self.mapping, "madvise")
+            and self.storage.nbytes < HAND_BACK_MAX_BYTES
+        )
+
+    def _stored_blocks(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, stored rows) for float32 computed where it lies: about BLOCK_BYTES
+        at a time for a table that gives its pages back (`hand_back`), each block's pages
+        given back once the next block is asked for, so a scan holds about one block of
+        the table at a time; else the whole table at once."""
+        storage = np.asarray(self.storage)
+        if not self._gives_back:  # one BLAS call over the whole table is the quickest
+            yield 0, storage
+            return
+        rows, row_bytes = self.block_rows, self.dim * storage.itemsize
+        handed_back = 0  # bytes of the map, from its start, already given back
+        for first in range(0, self.vocab_size, rows):
+            yield first, storage[first : first + rows]
+            read = self._row0_in_map + min(first + rows, self.vocab_size) * row_bytes
+            whole_pages = read // mmap.PAGESIZE * mmap.PAGESIZE
+            if whole_pages > handed_back:
+                self.mapping.madvise(  # type: ignore[union-attr]
+                    mmap.MADV_DONTNEED, handed_back, whole_pages - handed_back
+                )
+                handed_back = whole_pages
 
     @classmethod
     def from_safetensors(
@@ -242,6 +309,10 @@ class EmbeddingTable:
         table = cls(raw if mmap else np.array(raw), bfloat16=entry.dtype == "BF16")
         if mmap and raw.nbytes >= NORMS_CACHE_MIN_BYTES:
             table.norms_cache = _norms_cache_path(path, key)
+        if mmap and isinstance(raw.base, _Map):
+            table.mapping = raw.base
+            mapped_at = np.frombuffer(raw.base, np.uint8, count=1).__array_interface__["data"][0]
+            table._row0_in_map = raw.__array_interface__["data"][0] - mapped_at
         return table
 
     @property
@@ -372,6 +443,7 @@ class EmbeddingTable:
         return self.dtype_name == "F32"
 
     @cached_property
+    @_hands_back
     def row_norms(self) -> np.ndarray:
         """(V,) Euclidean norm of every row, computed once per table (and kept in the cache
         dir for big mapped tables); einsum makes no V x d copy."""
@@ -379,8 +451,9 @@ class EmbeddingTable:
         if norms is not None:
             return norms
         if self._in_place:
-            dense = np.asarray(self.storage)
-            squares = np.einsum("ij,ij->i", dense, dense)
+            squares = np.empty(self.vocab_size, np.float32)
+            for first, rows in self._stored_blocks():
+                np.einsum("ij,ij->i", rows, rows, out=squares[first : first + len(rows)])
             norms = np.sqrt(squares, out=squares)
         else:
             norms = self._scan(None, norms=True)[1]
@@ -393,15 +466,21 @@ class EmbeddingTable:
             raise TableError(f"query must have shape ({self.dim},), got {query.shape}")
         return query
 
+    @_hands_back
     def dot(self, query: np.ndarray) -> np.ndarray:
-        """(V,) W @ query. float32 is one BLAS product straight over the mapped rows (block
-        by block was measured slower there: each BLAS call pays a thread wake-up); other
-        dtypes are converted a block at a time."""
+        """(V,) W @ query. float32 is multiplied where it lies: in one BLAS product (block
+        by block was measured slower for big tables: each call pays a thread wake-up), or
+        a block of about 1 MB of rows per product for a table that gives its pages back as
+        the scan goes (`_stored_blocks`); other dtypes are converted a block at a time."""
         query = self._check_query(query)
         if self._in_place:
-            return np.asarray(self.storage) @ query
+            products = np.empty(self.vocab_size, np.float32)
+            for first, rows in self._stored_blocks():
+                np.matmul(rows, query, out=products[first : first + len(rows)])
+            return products
         return self._scan(query, norms=False)[0]
 
+    @_hands_back
     def cosines(self, query: np.ndarray) -> np.ndarray:
         """(V,) cosine of every row with `query`, clipped to [-1, 1]; a zero row scores 0.
 
@@ -422,6 +501,7 @@ class EmbeddingTable:
         cos = np.divide(products, denom, out=np.zeros_like(denom), where=denom > 0)
         return np.clip(cos, -1.0, 1.0, out=cos)
 
+    @_hands_back
     def top_cosines(self, query: np.ndarray, k: int, valid: np.ndarray) -> np.ndarray:
         """Cosines exact for every valid row that can be among the k highest, -inf for
         the rest: what a top-k search needs, at about half the conversion cost on a bf16

@@ -231,8 +231,12 @@ class TutorApp(App[None]):
         """A page left behind holds its widgets in cycles: only a full collection frees
         it. On Python's schedule that collection (20-160 ms) fell in the middle of building
         a page every few turns; here it runs once the new page is on screen. (The page
-        left just now is freed by the next one: its timers' tasks still hold it.)"""
+        left just now is freed by the next one: its timers' tasks still hold it.) What it
+        freed goes back to the system, not kept for the next page to grow on."""
+        from tutor.malloc import give_back
+
         gc.collect()
+        give_back()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Without animation (served sessions), text cursors do not blink either: a blinking
