@@ -109,3 +109,40 @@ def test_bad_config(tmp_path: Path) -> None:
     (model_dir / "config.json").write_text('{"vocab_size": "many"}')
     with pytest.raises(ModelError, match=r"config\.json: not a valid config"):
         open_model(model_dir)
+
+
+def test_the_recorded_run_is_mapped_not_copied(tmp_path: Path) -> None:
+    """The training page reads the shipped run's rows where the file lies: reading them
+    through safetensors imported its library and held the file twice while copying it
+    (about 5 MB at the peak of a learner's walk). The rows and steps are the same."""
+    import subprocess
+    import sys
+
+    from tutor.core import trajectory
+    from tutor.core.model import recorded_run
+    from tutor.core.paths import default_model_dir
+
+    code = (
+        "import json, sys, numpy as np\nfrom tutor.core.model import recorded_run\n"
+        "from tutor.core.paths import default_model_dir\n"
+        "run = recorded_run(default_model_dir())\n"
+        "print(json.dumps({'mapped': isinstance(run.rows, np.memmap),"
+        " 'safetensors': 'safetensors' in sys.modules, 'steps': run.steps}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seen = json.loads(out.stdout)
+    assert (seen["mapped"], seen["safetensors"]) == (True, False)
+    copied = trajectory.load(default_model_dir())
+    mapped = recorded_run(default_model_dir())
+    assert seen["steps"] == copied.steps and mapped.meta == copied.meta
+    assert np.array_equal(mapped.rows, copied.rows) and mapped.rows.dtype == np.float32
+
+    model_dir = build_model_dir(tmp_path / "m")
+    with pytest.raises(trajectory.TrajectoryError) as raised:
+        recorded_run(model_dir)
+    assert raised.value.code == "no_trajectory"
+    (model_dir / trajectory.META_FILE).write_text("{}")
+    (model_dir / trajectory.ROWS_FILE).write_bytes(b"junk")
+    with pytest.raises(trajectory.TrajectoryError) as raised:
+        recorded_run(model_dir)
+    assert raised.value.code == "trajectory_unreadable"

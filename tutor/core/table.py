@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import mmap
 import os
 import struct
@@ -184,6 +185,23 @@ def check_table(path: Path, key: str, entry: TensorEntry) -> np.dtype:
             needed=needed,
         )
     return dtype
+
+
+def map_float32(path: Path, key: str) -> np.ndarray:
+    """One float32 tensor of any shape in a safetensors file, memory-mapped read-only:
+    nothing is copied, and its pages are read as they are used."""
+    entries, data_start = read_header(path)
+    entry = entries.get(key)
+    if entry is None:
+        raise TableError(f"{path} has no tensor {key!r}")
+    begin, end = entry.data_offsets
+    needed = 4 * math.prod(entry.shape)
+    if entry.dtype != "F32" or end - begin != needed:
+        raise TableError(
+            f"{key!r} in {path}: {end - begin:,} bytes of {entry.dtype} do not hold shape "
+            f"{list(entry.shape)} in F32 ({needed:,} bytes)"
+        )
+    return np.memmap(path, dtype="<f4", mode="r", offset=data_start + begin, shape=entry.shape)
 
 
 def find_embedding_key(entries: dict[str, TensorEntry]) -> str:

@@ -106,14 +106,15 @@ Prepared = tuple[RunView | None, str, Path | None]  # the run, why not, the mode
 
 def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
     """In a worker: open the model and its recorded run, and prepare every checkpoint."""
-    from tutor.core.trajectory import TrajectoryError, load
+    from tutor.core.model import recorded_run
+    from tutor.core.trajectory import TrajectoryError
 
     try:
         model = ctx.models.get()
     except (ValueError, OSError) as exc:
         return None, say_or_model_error(ctx, exc), None
     try:
-        return prepare(load(model.path), config, model.scheme.vocab_size), "", model.path
+        return prepare(recorded_run(model.path), config, model.scheme.vocab_size), "", model.path
     except (TrajectoryError, ValueError, OSError) as exc:
         return None, say(ctx, exc), model.path
 
