@@ -51,7 +51,7 @@ def bare_app(args: Sequence[str]) -> int:
 
 
 async def _first_screen() -> None:
-    async with TitleApp().run_test(size=(80, 24)) as pilot:
+    async with TitleApp().run_test(size=(80, 24), tooltips=True, notifications=True) as pilot:
         await pilot.pause()
 
 
