@@ -276,3 +276,15 @@ def test_severity_is_said_in_the_interface_language(lang: str) -> None:
     problem = Problem(Path("x.md"), 1, 1, "warning", "w", "line", code="no_pages")
     rendered = render_said(i18n.Speaker(lang), problem)
     assert rendered.endswith("^ 警告" if lang == "zh" else "^ warning"), rendered
+
+
+async def test_the_english_error_screen_points_at_the_english_check(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(content_root=BROKEN, lang="en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorScreen)
+        assert f"tutor check {BROKEN} --lang en" in app.screen.hint
+        shown = app.screen.plain_text()
+        assert [str(problem) in shown for problem in load_lessons(BROKEN).errors] == [True] * 3
