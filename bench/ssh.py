@@ -93,6 +93,10 @@ FIRST_SCREENS = 10
 SERVER_FD_LIMIT = 1024
 
 
+# bare_session.py's sessions, from the least drawn: no app, then a bare Textual app
+YARDSTICKS = ("one_line", "bare_app")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -405,16 +409,24 @@ async def level(
     }
 
 
-def serve(port: int, data_dir: str, *options: str) -> subprocess.Popen[str]:
+def serve(
+    port: int, data_dir: str, *options: str, yardstick: str | None = None
+) -> subprocess.Popen[str]:
     """`tutor serve --open` on loopback, its defaults unless `options` say otherwise, with
-    the common open-file limit of 1,024 (this script raises its own for the floods)."""
+    the common open-file limit of 1,024 (this script raises its own for the floods).
+    `yardstick`: its sessions run bare_session.py's entry of that name, not the tutor."""
 
     def common_limit() -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(SERVER_FD_LIMIT, hard), hard))
 
+    command = (
+        [sys.executable, str(Path(__file__).with_name("bare_session.py")), yardstick]
+        if yardstick
+        else [sys.executable, "-m", "tutor"]
+    )
     return subprocess.Popen(
-        [sys.executable, "-m", "tutor", "serve", "--host", "127.0.0.1", "--port", str(port),
+        [*command, "serve", "--host", "127.0.0.1", "--port", str(port),
          "--open", "--data-dir", data_dir, *options],
         cwd=tutor_root(),
         stdout=subprocess.PIPE,
@@ -477,18 +489,26 @@ async def first_screen(
 
 
 async def first_screens(
-    marks: dict[str, str], how: str, at_once: int, rounds: int
+    marks: dict[str, str], how: str, at_once: int, rounds: int, yardstick: str | None = None
 ) -> dict[str, object]:
-    """Time to the lesson list while `at_once` learners connect together, `rounds` times."""
+    """Time to the lesson list while `at_once` learners connect together, `rounds` times;
+    with a `yardstick`, sessions show only its title (bare_session.py)."""
     port = free_port()
+
+    async def sessions_ended() -> None:
+        while len(process_tree(server.pid)) > (2 if how == "fork" else 1):
+            await asyncio.sleep(0.1)
+
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
-        server = serve(port, data_dir, "--session-start", how, *many_learners(at_once))
+        options = ("--session-start", how, *many_learners(at_once))
+        server = serve(port, data_dir, *options, yardstick=yardstick)
         try:
             await wait_listening(server)
             # the progress database of a fresh data dir is created by a first session
             _, conn, _ = await first_screen(port, marks)
             conn.close()
             await conn.wait_closed()
+            await sessions_ended()  # else it may count against the first round's room
             times: list[float] = []
             for _ in range(rounds):
                 opened = await asyncio.gather(*(first_screen(port, marks) for _ in range(at_once)))
@@ -496,11 +516,11 @@ async def first_screens(
                 for _, conn, _ in opened:
                     conn.close()
                     await conn.wait_closed()
-                while len(process_tree(server.pid)) > (2 if how == "fork" else 1):
-                    await asyncio.sleep(0.1)  # every session of the round has ended
+                await sessions_ended()
         finally:
             await stopped(server)
-    return {"session_start": how, "at_once": at_once, "rounds": rounds, **summary_ms(times)}
+    session = {"session": yardstick or "tutor", "session_start": how}
+    return {**session, "at_once": at_once, "rounds": rounds, **summary_ms(times)}
 
 
 async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list[dict[str, object]]:
@@ -702,6 +722,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "by_session_start": [
                     asyncio.run(first_screens(marks, how, at_once, rounds))
                     for how in args.session_start
+                ],
+                # the same server and clients with forked sessions that draw less: what
+                # is left is SSH, the fork and the relay, then Textual's own share
+                "yardsticks": [
+                    asyncio.run(first_screens(marks, "fork", at_once, rounds, yardstick))
+                    for yardstick in YARDSTICKS
                 ],
                 "target": {"at_once": 10, "p95_ms": 150},
             }

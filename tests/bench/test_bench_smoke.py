@@ -15,9 +15,9 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 MACHINE_KEYS = {"platform", "python", "cpu_count", "load_average_at_start", "source"}
 
 
-def run_quick(name: str) -> dict[str, object]:
+def run_quick(name: str, *options: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, str(BENCH / f"{name}.py"), "--quick"],
+        [sys.executable, str(BENCH / f"{name}.py"), "--quick", *options],
         capture_output=True,
         text=True,
         timeout=600,
@@ -160,4 +160,19 @@ def test_quick_run_prints_its_figures(name: str) -> None:
 
 def test_every_script_is_covered() -> None:
     scripts = {p.stem for p in BENCH.glob("*.py") if not p.stem.startswith("_")}
-    assert scripts - {"bare_app"} == set(CHECKS)
+    assert scripts - {"bare_app", "bare_session"} == set(CHECKS)
+
+
+def test_first_screens_are_measured_beside_their_yardsticks() -> None:
+    """The tutor's sessions, then the same server forking sessions that draw only the
+    lesson list's title: with no app, then with a bare Textual app."""
+    result = run_quick("ssh", "--first-screens", "--session-start", "fork")
+    rows = [*result["by_session_start"], *result["yardsticks"]]
+    assert [(row["session"], row["session_start"]) for row in rows] == [
+        ("tutor", "fork"),
+        ("one_line", "fork"),
+        ("bare_app", "fork"),
+    ]
+    for row in rows:
+        assert row["n"] == row["at_once"] * row["rounds"] == 3
+        assert 0 < row["median_ms"] <= row["p95_ms"] <= row["max_ms"]

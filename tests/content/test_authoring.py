@@ -35,7 +35,7 @@ def schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The schema as `tutor check --schema --out FILE` writes it."""
     out = tmp_path_factory.mktemp("schema") / "tutor.schema.json"
     done = subprocess.run(
-        [sys.executable, "-m", "tutor", "check", "--schema", "--out", str(out)],
+        [sys.executable, "-m", "tutor", "check", "--schema", "--out", str(out), "--lang", "en"],
         capture_output=True,
         text=True,
     )
@@ -128,7 +128,7 @@ def test_a_new_lesson_has_one_page_of_each_kind_and_passes_check(tmp_path: Path)
     assert widgets and widgets <= set(WIDGETS)
 
     check = subprocess.run(
-        [sys.executable, "-m", "tutor", "check", str(tmp_path / "my-lesson")],
+        [sys.executable, "-m", "tutor", "check", str(tmp_path / "my-lesson"), "--lang", "en"],
         capture_output=True,
         text=True,
     )

@@ -246,7 +246,7 @@ def test_rendered_problem_near_the_right_edge_fits_the_width_and_keeps_every_cha
 def test_check_command_reports_every_problem_and_fails_on_errors(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = Namespace(path=Path("lessons"), content=None, model=None)
+    args = Namespace(path=Path("lessons"), content=None, model=None, lang="en")
     assert run(args) == 1
     out = capsys.readouterr().out
     assert "lessons/wrong-type/lesson.md:6:13: 'objectives' should be a list" in out

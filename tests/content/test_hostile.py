@@ -217,7 +217,7 @@ def test_links_out_of_the_content_folder_are_refused_and_never_read(tmp_path: Pa
     assert [page.number for page in lesson_set.lesson("mine").pages] == [1, 3]
 
     check = subprocess.run(
-        [sys.executable, "-m", "tutor", "check", str(lesson / "02-leak.md")],
+        [sys.executable, "-m", "tutor", "check", str(lesson / "02-leak.md"), "--lang", "en"],
         capture_output=True,
         text=True,
     )

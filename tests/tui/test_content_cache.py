@@ -20,6 +20,7 @@ from tutor.content.index import index_of
 from tutor.core.paths import content_dir
 from tutor.tui import i18n
 from tutor.tui.app import TutorApp
+from tutor.tui.problems import say_problem
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
 
@@ -129,7 +130,12 @@ def test_interface_strings_are_cached_as_parsed(cache_dir: Path) -> None:
 async def test_broken_content_shows_the_error_screen_from_a_warm_cache(
     make_app: Callable[..., TutorApp], cache_dir: Path
 ) -> None:
-    problems = [str(p) for p in load_lessons(BROKEN).errors]
+    """In Chinese, from the codes and values the cache kept."""
+    speaker = i18n.Speaker("zh")
+    problems = [
+        f"{p.path}:{p.line}:{p.col}: {say_problem(speaker, p)}" for p in load_lessons(BROKEN).errors
+    ]
+    assert "未知字段 'colour'" in problems[0]
     for warm in (False, True):
         app = make_app(content_root=BROKEN)
         async with app.run_test() as pilot:
@@ -157,7 +163,7 @@ async def test_content_broken_after_a_warm_start_shows_the_error_screen(
         await settle(pilot)
         assert not app.content.from_cache
         assert isinstance(app.screen, ErrorScreen)
-        assert f"{page}:2:1: unknown field 'colour'" in app.screen.plain_text()
+        assert f"{page}:2:1: 未知字段 'colour'" in app.screen.plain_text()
 
 
 async def test_a_warm_start_opens_pages_rebuilt_from_the_cache(

@@ -16,14 +16,21 @@ from textual.widgets import Static
 
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
-from tutor.content.problems import is_control
+from tutor.content.problems import Problem, is_control
 from tutor.progress.store import ProgressStore, StoreError, open_in_background
 from tutor.tui.app import TutorApp
+from tutor.tui.i18n import Speaker
+from tutor.tui.problems import say_problem
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport
 
 BROKEN = Path(__file__).parent / "fixtures" / "broken"
 HOSTILE = Path(__file__).parents[1] / "content" / "fixtures" / "hostile"
+
+
+def said(problem: Problem) -> str:
+    """`path:line:col: message` as the Chinese interface and `tutor check` say it."""
+    return f"{problem.path}:{problem.line}:{problem.col}: {say_problem(Speaker('zh'), problem)}"
 
 
 async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp]) -> None:
@@ -39,7 +46,8 @@ async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp])
         assert isinstance(app.screen, ErrorScreen)
         shown = app.screen.plain_text()
         for problem in problems:
-            assert str(problem) in shown
+            assert said(problem) in shown
+        assert "未知字段 'colour'" in shown and "unknown field" not in shown
         assert "Traceback" not in shown
         assert "课程内容有 3 处错误" in str(app.screen.query_one("#page-header").render())
         await pilot.press("n", "enter", "question_mark")  # nothing to open; help still works
@@ -53,7 +61,7 @@ async def test_error_screen_lists_check_lines(make_app: Callable[..., TutorApp])
     )
     assert check.returncode == 1
     for problem in problems:
-        assert str(problem) in check.stdout
+        assert said(problem) in check.stdout
 
 
 async def test_a_progress_file_that_cannot_open_says_so_instead_of_crashing(
@@ -152,7 +160,7 @@ async def test_hostile_content_stops_at_the_error_screen_and_shows_nothing_raw(
         await settle(pilot)
         assert isinstance(app.screen, ErrorScreen)
         shown = app.screen.plain_text()
-        assert [str(problem) in shown for problem in errors] == [True] * len(errors)
+        assert [said(problem) in shown for problem in errors] == [True] * len(errors)
         reports = app.screen.query(ProblemReport)
         drawn = "".join(
             strip.text for report in reports for strip in report.render_lines(report.region)

@@ -48,7 +48,7 @@ async def test_long_lines_wrap_with_the_caret_under_its_spot(
         assert body.max_scroll_x == 0  # nothing to scroll to sideways
         # every character of the source line is on screen, in order
         pieces = [line.split(" | ", 1)[1] for line in shown if " | " in line]
-        source = [piece for piece in pieces if not re.fullmatch(r"\s*\^*\s*(error)?", piece)]
+        source = [piece for piece in pieces if not re.fullmatch(r"\s*\^*\s*(错误)?", piece)]
         assert "".join(source).replace(" ", "") == (
             f"{LONG_VALUE} {{{{fact:no.such.key}}}}".replace(" ", "")
         )

@@ -20,7 +20,10 @@ def test_every_string_has_both_languages() -> None:
     for key, texts in i18n.strings().items():
         assert set(texts) == {"zh", "en"}, key
         assert all(texts[lang].strip() for lang in i18n.LANGS), key
-        fields = {lang: set(re.findall(r"\{(\w+)\}", texts[lang])) for lang in i18n.LANGS}
+        # `{name}`, and `{name!r}` or `{name:,}` with a conversion or a format
+        fields = {
+            lang: set(re.findall(r"\{(\w+)(?:[!:][^{}]*)?\}", texts[lang])) for lang in i18n.LANGS
+        }
         assert fields["zh"] == fields["en"], key
 
 

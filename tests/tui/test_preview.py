@@ -89,7 +89,7 @@ async def test_a_broken_save_shows_problems_over_the_last_good_page_until_fixed(
         await until(pilot, lambda: len(app.screen.query(ProblemReport)) == 1, "composed")
         (report,) = app.screen.query(ProblemReport)
         assert report.text() == (
-            f"{path}:3:1: unknown field 'colour'\n  |\n3 | colour: red\n  | ^^^^^^ error"
+            f"{path}:3:1: 未知字段 'colour'\n  |\n3 | colour: red\n  | ^^^^^^ 错误"
         )
         under = app.screen_stack[-2]
         assert isinstance(under, PageScreen) and (under.lesson.id, under.page.number) == good[:2]

@@ -344,3 +344,13 @@ def test_errors_are_said_in_the_interface_language(
     missing = tmp_path / "nope"
     code, _, err = run(capsys, "--model", str(missing), "neighbours", "猫")
     assert (code, err) == (2, f"tutor：模型打不开：找不到模型文件夹 {missing}\n")
+
+
+def test_an_unknown_fact_key_is_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str], shipped_facts: Path
+) -> None:
+    code, out, err = run(capsys, "facts", "--key", "NOPE")
+    assert (code, out) == (2, "")
+    assert err == "tutor：没有「NOPE」这个事实；`tutor facts` 会列出全部事实\n"
+    code, out, err = run(capsys, "--lang", "en", "facts", "--key", "NOPE")
+    assert (code, err) == (2, "tutor: error: no fact 'NOPE'; `tutor facts` lists them all\n")

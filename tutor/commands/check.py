@@ -8,11 +8,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from tutor.content import load_lessons, render_problem
+from tutor.content import load_lessons
 from tutor.core.paths import content_dir
+from tutor.tui.i18n import Lang, Speaker
 
 
-def _schema(out: Path | None) -> int:
+def _schema(out: Path | None, speaker: Speaker) -> int:
     """The JSON Schema, to stdout or to `out` (the path is printed for an editor setting)."""
     from tutor.content.schema import content_schema
 
@@ -23,9 +24,9 @@ def _schema(out: Path | None) -> int:
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as error:
-        print(f"tutor check: cannot write {out}: {error.strerror}", file=sys.stderr)
+        print(speaker.t("check.cannot_write", out=out, error=error.strerror), file=sys.stderr)
         return 1
-    print(f"wrote {out}")
+    print(speaker.t("check.wrote", out=out))
     return 0
 
 
@@ -34,16 +35,32 @@ def _count(number: int, noun: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print every problem with its excerpt; exit 1 if any is an error (warnings pass)."""
+    """Print every problem with its excerpt; exit 1 if any is an error (warnings pass).
+
+    In the interface's language, as the other commands say their errors: Chinese by
+    default; with `--lang en` the content layer's own English messages."""
+    from tutor.content.problems import render_problem
+    from tutor.tui.problems import render_said
+
+    lang: Lang = "en" if getattr(args, "lang", None) == "en" else "zh"
+    speaker = Speaker(lang)
     if getattr(args, "schema", False):
-        return _schema(getattr(args, "out", None))
+        return _schema(getattr(args, "out", None), speaker)
     root = args.path or args.content or content_dir()
     lesson_set = load_lessons(root, model_dir=args.model)
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for problem in lesson_set.problems:
-        print(render_problem(problem, width), end="\n\n")
+        shown = (
+            render_problem(problem, width) if lang == "en" else render_said(speaker, problem, width)
+        )
+        print(shown, end="\n\n")
     errors, warnings = len(lesson_set.errors), len(lesson_set.warnings)
+    lessons = len(lesson_set.lessons)
     pages = sum(len(lesson.pages) for lesson in lesson_set.lessons)
-    loaded = f"{_count(len(lesson_set.lessons), 'lesson')}, {_count(pages, 'page')}"
-    print(f"{root}: {loaded}; {_count(errors, 'error')}, {_count(warnings, 'warning')}")
+    if lang == "en":  # in numbers' own singular and plural
+        loaded = f"{_count(lessons, 'lesson')}, {_count(pages, 'page')}"
+        print(f"{root}: {loaded}; {_count(errors, 'error')}, {_count(warnings, 'warning')}")
+    else:
+        counts = {"lessons": lessons, "pages": pages, "errors": errors, "warnings": warnings}
+        print(speaker.t("check.summary", root=root, **counts))
     return 1 if errors else 0

@@ -166,12 +166,10 @@ def _analogy(args: argparse.Namespace) -> int:
 
 
 def _facts(args: argparse.Namespace) -> int:
-    from tutor.core.facts import FactsError, format_value, load_facts
+    from tutor.core.facts import fact_named, format_value, load_facts
 
     registry = load_facts()
-    if args.key is not None and args.key not in registry:
-        raise FactsError(f"no fact {args.key!r}; `tutor facts` lists them all")
-    facts = [registry[args.key]] if args.key is not None else list(registry.values())
+    facts = [fact_named(registry, args.key)] if args.key is not None else list(registry.values())
     if args.json:
         _print_json(
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]

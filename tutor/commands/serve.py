@@ -89,7 +89,8 @@ async def _serve(config: ServeConfig) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
+    """`tutor serve`; `session_entry` (benchmarks only) replaces the tutor in forked sessions."""
     from tutor.progress.store import (
         StoreError,
         check_database_url,
@@ -175,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         app_args=_app_args(args),
         database=database,
         session_start=args.session_start,
+        session_entry=session_entry,
     )
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr

@@ -95,6 +95,8 @@ def index_of(data: Any) -> ContentIndex:
                 _typed(problem["message"], str),
                 _typed(problem["excerpt"], str),
                 _typed(problem["width"], int),
+                _typed(problem["code"], str),
+                _typed(problem["values"], dict),
             )
         )
     return ContentIndex(tuple(lessons), tuple(problems))

@@ -29,6 +29,7 @@ from tutor.content.source import (
     SourceFile,
     Split,
     YamlDoc,
+    close_to,
     control_problems,
     did_you_mean,
     escaped_controls,
@@ -69,32 +70,39 @@ def _widget_block(
     known = ", ".join(WIDGETS)
     if len(words) < 2:
         col = text.index("tutor") + 1
-        return None, [source.problem(line, col, f"widget block needs a widget name: {known}")]
+        message = f"widget block needs a widget name: {known}"
+        return None, [source.problem(line, col, message, code="widget_unnamed", known=known)]
     name = words[1]
     col = text.index(name, text.index("tutor") + 5) + 1
     if name not in WIDGETS:
-        hint = did_you_mean(name, list(WIDGETS)) or f"; widgets: {known}"
-        message = f"unknown widget {name!r}{hint}"
-        return None, [source.problem(line, col, message, width=len(name))]
+        return None, [_unknown(source, line, col, name, WIDGETS, "widget")]
     if len(words) > 2:
         extra = " ".join(words[2:])
         at = text.index(words[2], col) + 1
-        return None, [source.problem(line, at, f"unexpected {extra!r} after the widget name")]
+        message = f"unexpected {extra!r} after the widget name"
+        return None, [source.problem(line, at, message, code="widget_extra", extra=extra)]
     yaml_text = "\n".join(split.body[opening + 1 : closing])
-    doc, problem = parse_yaml(source, yaml_text, line + 1, f"the {name} widget")
+    doc, problem = parse_yaml(source, yaml_text, line + 1, name)
     if doc is None:
         return None, [problem] if problem else []
     config, problems = validate(WIDGETS[name], doc, source)
     problems += escaped_controls(doc, source)
-    problems = [replace(p, message=f"{name} widget: {p.message}") for p in problems]
+    problems = [
+        replace(p, message=f"{name} widget: {p.message}", values={**p.values, "in_widget": name})
+        for p in problems
+    ]
     if config is None:
         return None, problems
     for loc, token in config.single_tokens():
-        message = engine.split_message(token)
-        if message is not None:
+        said = engine.split_message(token)
+        if said is not None:
             at_line, at_col = doc.position(loc)
+            message, code, values = said
             message = f"{name} widget: {message}"
-            problems.append(source.problem(at_line, at_col, message, "warning"))
+            problem = source.problem(
+                at_line, at_col, message, "warning", code=code, **values, in_widget=name
+            )
+            problems.append(problem)
     return WidgetBlock(widget=name, config=config, line=line), problems
 
 
@@ -131,7 +139,8 @@ def _body_blocks(
         flush()
         if closing is None:
             line = split.body_line + index
-            problems.append(source.problem(line, 1, "widget block is never closed with ```"))
+            message = "widget block is never closed with ```"
+            problems.append(source.problem(line, 1, message, code="widget_unclosed"))
             break
         block, found = _widget_block(source, split, index, closing, engine)
         problems += found
@@ -191,9 +200,9 @@ def _read_and_parse(path: Path, engine: EngineChecks) -> Parsed:
         parsed.problems.append(unclosed)
     elif split.front is None:
         message = "missing front matter: the file starts with '---', its fields, then '---'"
-        parsed.problems.append(source.problem(1, 1, message))
+        parsed.problems.append(source.problem(1, 1, message, code="front_missing"))
     else:
-        parsed.doc, problem = parse_yaml(source, split.front, split.front_line, "front matter")
+        parsed.doc, problem = parse_yaml(source, split.front, split.front_line)
         if problem is not None:
             parsed.problems.append(problem)
         if parsed.doc is not None:
@@ -211,7 +220,31 @@ def _outside(path: Path, inside: Path) -> Problem:
         f"{path.name} is a link to a file outside the content folder {inside}; "
         "the tutor reads only files inside it (copy the file in instead)"
     )
-    return Problem(path, 1, 1, "error", message)
+    values = {"name": path.name, "folder": str(inside)}
+    return Problem(path, 1, 1, "error", message, code="outside", values=values)
+
+
+def _unknown(
+    source: SourceFile, line: int, col: int, name: object, known: dict, what: str
+) -> Problem:
+    """An unknown widget or page kind (`what`): the one it is close to, or every one."""
+    close = close_to(name, list(known))
+    listed = ", ".join(known)
+    widget = what == "widget"
+    hint = did_you_mean(close) or f"; {'widgets' if widget else 'kinds'}: {listed}"
+    message = f"unknown {'widget' if widget else 'page kind'} {name!r}{hint}"
+    values = {"known": listed} if close is None else {"suggestion": close}
+    return source.problem(
+        line,
+        col,
+        message,
+        width=len(str(name)),
+        code=("unknown_widget" if widget else "unknown_kind")
+        if close is not None
+        else ("unknown_widget_listed" if widget else "unknown_kind_listed"),
+        name=name,
+        **values,
+    )
 
 
 def _page_front(parsed: Parsed) -> PageFront | None:
@@ -221,13 +254,13 @@ def _page_front(parsed: Parsed) -> PageFront | None:
     kind = doc.data.get("kind")
     if kind is None:
         line, col = doc.position(())
-        parsed.problems.append(source.problem(line, col, "missing required field 'kind'"))
+        message = "missing required field 'kind'"
+        problem = source.problem(line, col, message, code="field.missing", name="kind", where="")
+        parsed.problems.append(problem)
         return None
     if not isinstance(kind, str) or kind not in PAGE_FRONTS:
         line, col = doc.position(("kind",))
-        hint = did_you_mean(kind, list(PAGE_FRONTS)) or f"; kinds: {', '.join(PAGE_FRONTS)}"
-        message = f"unknown page kind {kind!r}{hint}"
-        parsed.problems.append(source.problem(line, col, message, width=len(str(kind))))
+        parsed.problems.append(_unknown(source, line, col, kind, PAGE_FRONTS, "kind"))
         return None
     front, problems = validate(PAGE_FRONTS[kind], doc, source)
     parsed.problems += problems
@@ -256,13 +289,24 @@ def _load_card(
     if card.id != folder_name:
         line, col = parsed.doc.position(("id",))
         message = f"lesson id {card.id!r} must match its folder name {folder_name!r}"
-        parsed.problems.append(parsed.source.problem(line, col, message))
+        problem = parsed.source.problem(
+            line, col, message, code="id_not_folder", id=card.id, folder=folder_name
+        )
+        parsed.problems.append(problem)
     for index, prerequisite in enumerate(card.prerequisites):
         if prerequisite.lesson is not None and prerequisite.lesson not in known_lessons:
             line, col = parsed.doc.position(("prerequisites", index, "lesson"))
-            hint = did_you_mean(prerequisite.lesson, sorted(known_lessons))
-            message = f"unknown prerequisite lesson {prerequisite.lesson!r}{hint}"
-            parsed.problems.append(parsed.source.problem(line, col, message))
+            close = close_to(prerequisite.lesson, sorted(known_lessons))
+            message = f"unknown prerequisite lesson {prerequisite.lesson!r}{did_you_mean(close)}"
+            problem = parsed.source.problem(
+                line,
+                col,
+                message,
+                code="unknown_prerequisite",
+                lesson=prerequisite.lesson,
+                suggestion=close,
+            )
+            parsed.problems.append(problem)
     return card, parsed
 
 
@@ -273,7 +317,7 @@ def _page_number(path: Path) -> int | None:
 
 def _not_a_page(path: Path) -> Problem:
     message = f"{path.name!r} is not a page: pages are named NN-slug.md (e.g. 03-naive.md)"
-    return Problem(path, 1, 1, "warning", message)
+    return Problem(path, 1, 1, "warning", message, code="not_a_page", values={"name": path.name})
 
 
 def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
@@ -295,14 +339,23 @@ def _questions(parsed_pages: list[tuple[Page, Parsed]]) -> list[Problem]:
                 line, col = parsed.doc.position(("questions", index, "id"))
                 used = seen[question.id].name
                 message = f"question id {question.id!r} is already used in {used}"
-                problems.append(parsed.source.problem(line, col, message))
+                problem = parsed.source.problem(
+                    line, col, message, code="question_id_used", id=question.id, file=used
+                )
+                problems.append(problem)
             seen.setdefault(question.id, page.path)
             for claim_index, claim in enumerate(question.rubric):
                 if claim not in claims:
                     line, col = parsed.doc.position(("questions", index, "rubric", claim_index))
-                    hint = did_you_mean(claim, sorted(claims))
-                    message = f"rubric claim {claim!r} is not in the lesson's summary rubric{hint}"
-                    problems.append(parsed.source.problem(line, col, message))
+                    close = close_to(claim, sorted(claims))
+                    message = (
+                        f"rubric claim {claim!r} is not in the lesson's summary rubric"
+                        f"{did_you_mean(close)}"
+                    )
+                    problem = parsed.source.problem(
+                        line, col, message, code="claim_unknown", claim=claim, suggestion=close
+                    )
+                    problems.append(problem)
     return problems
 
 
@@ -323,8 +376,13 @@ def _load_lesson(
             continue
         page, parsed = _load_page(path, number, reading)
         if number in first_file:
-            message = f"page number {number} is already used by {first_file[number].name}"
-            problems.append(parsed.source.problem(1, 1, message))
+            used = first_file[number].name
+            message = f"page number {number} is already used by {used}"
+            problems.append(
+                parsed.source.problem(
+                    1, 1, message, code="page_number_used", number=number, file=used
+                )
+            )
         first_file.setdefault(number, path)
         problems += parsed.problems
         if page is not None and first_file[number] == path:
@@ -333,7 +391,7 @@ def _load_lesson(
     problems += _questions(ordered)
     if not first_file:
         message = "the lesson has no pages (NN-slug.md files beside lesson.md)"
-        problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message))
+        problems.append(Problem(folder / CARD_FILE, 1, 1, "error", message, code="no_pages"))
     if card is None:
         return None, card_parsed, problems
     pages = [page for page, _ in ordered]
@@ -363,7 +421,7 @@ def _prerequisite_order(
                 source, doc = cards[lesson.id]
                 line, col = doc.position(("prerequisites", index, "lesson"))
                 message = f"prerequisites form a cycle: {cycle}"
-                problems.append(source.problem(line, col, message))
+                problems.append(source.problem(line, col, message, code="cycle", cycle=cycle))
                 continue
             visit(by_id[needed])
         path.pop()
@@ -423,7 +481,8 @@ def load_lessons(
 
 def _load(root: Path, engine: EngineChecks, earlier: ParsedFiles | None) -> LessonSet:
     if not root.exists():
-        return LessonSet(problems=[Problem(root, 1, 1, "error", "no such file or folder")])
+        nothing = Problem(root, 1, 1, "error", "no such file or folder", code="no_such_path")
+        return LessonSet(problems=[nothing])
     if not root.is_dir():  # a file, or something that is neither (refused when read)
         return _load_single_file(root, engine)
     if (root / CARD_FILE).is_file():
@@ -444,6 +503,7 @@ def _load(root: Path, engine: EngineChecks, earlier: ParsedFiles | None) -> Less
             cards[lesson.id] = (card.source, card.doc)
     if not folders:
         message = f"no lessons here: expected {root}/<lesson-id>/{CARD_FILE}"
-        problems.append(Problem(root, 1, 1, "error", message))
+        values = {"root": str(root), "card": CARD_FILE}
+        problems.append(Problem(root, 1, 1, "error", message, code="no_lessons", values=values))
     ordered, cycles = _prerequisite_order(lessons, cards)
     return LessonSet(lessons=ordered, problems=problems + cycles)

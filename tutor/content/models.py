@@ -20,7 +20,7 @@ from pydantic import (
     field_validator,
 )
 
-from tutor.content.problems import Problem
+from tutor.content.problems import Invalid, Problem
 from tutor.content.widgets import WIDGETS, WidgetConfig
 
 LESSON_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -46,7 +46,10 @@ class Prerequisite(ContentModel):
     def _exactly_one(cls, knowledge: str | None, info: ValidationInfo) -> str | None:
         has_lesson = info.data.get("lesson") is not None
         if has_lesson == (knowledge is not None):
-            raise ValueError("a prerequisite is either `lesson: <id>` or `knowledge: <text>`")
+            raise Invalid(
+                "a prerequisite is either `lesson: <id>` or `knowledge: <text>`",
+                "prerequisite_either",
+            )
         return knowledge
 
 
@@ -76,9 +79,11 @@ class LessonCard(ContentModel):
     @classmethod
     def _id_is_a_slug(cls, lesson_id: str) -> str:
         if not LESSON_ID.fullmatch(lesson_id):
-            raise ValueError(
+            raise Invalid(
                 f"lesson id {lesson_id!r} must be lowercase letters, digits and '-' "
-                "(it is typed in `tutor lesson ID`)"
+                "(it is typed in `tutor lesson ID`)",
+                "lesson_id_form",
+                id=lesson_id,
             )
         return lesson_id
 
@@ -127,23 +132,40 @@ class Question(ContentModel):
             return choices
         if kind not in ("single", "multiple"):
             if choices:
-                raise ValueError(f"{kind} question {name!r} takes no choices")
+                raise Invalid(
+                    f"{kind} question {name!r} takes no choices", "no_choices", type=kind, id=name
+                )
             return choices
         if len(choices) < 2:
-            raise ValueError(f"{kind}-choice question {name!r} needs at least two choices")
+            raise Invalid(
+                f"{kind}-choice question {name!r} needs at least two choices",
+                "two_choices",
+                type=kind,
+                id=name,
+            )
         correct = [number for number, choice in enumerate(choices, 1) if choice.correct]
         if kind == "single" and not correct:
-            raise ValueError(
-                f"single-choice question {name!r} has no correct choice; mark exactly one"
+            raise Invalid(
+                f"single-choice question {name!r} has no correct choice; mark exactly one",
+                "single_no_correct",
+                id=name,
             )
         if kind == "single" and len(correct) > 1:
             numbers = ", ".join(map(str, correct))
-            raise ValueError(
+            raise Invalid(
                 f"single-choice question {name!r} has {len(correct)} correct choices "
-                f"({numbers}); exactly one may be correct"
+                f"({numbers}); exactly one may be correct",
+                "single_many_correct",
+                id=name,
+                count=len(correct),
+                numbers=numbers,
             )
         if kind == "multiple" and not correct:
-            raise ValueError(f"multiple-choice question {name!r} has no correct choice")
+            raise Invalid(
+                f"multiple-choice question {name!r} has no correct choice",
+                "multiple_no_correct",
+                id=name,
+            )
         return choices
 
     @field_validator("answer", "tolerance")
@@ -151,9 +173,18 @@ class Question(ContentModel):
     def _numeric_fields(cls, value: float | None, info: ValidationInfo) -> float | None:
         kind, name = info.data.get("type"), info.data.get("id", "?")
         if kind == "numeric" and value is None:
-            raise ValueError(f"numeric question {name!r} has no {info.field_name}")
+            raise Invalid(
+                f"numeric question {name!r} has no {info.field_name}",
+                "numeric_without",
+                id=name,
+                field=info.field_name,
+            )
         if kind not in (None, "numeric") and value is not None:
-            raise ValueError(f"only numeric questions take {info.field_name!r}")
+            raise Invalid(
+                f"only numeric questions take {info.field_name!r}",
+                "numeric_only",
+                field=info.field_name,
+            )
         return value
 
     @field_validator("rubric")
@@ -161,9 +192,11 @@ class Question(ContentModel):
     def _text_needs_rubric(cls, rubric: list[str], info: ValidationInfo) -> list[str]:
         kind, name = info.data.get("type"), info.data.get("id", "?")
         if kind == "text" and not rubric:
-            raise ValueError(f"text question {name!r} needs a rubric (claim ids)")
+            raise Invalid(
+                f"text question {name!r} needs a rubric (claim ids)", "text_without_rubric", id=name
+            )
         if kind not in (None, "text") and rubric:
-            raise ValueError("only text questions take a rubric")
+            raise Invalid("only text questions take a rubric", "rubric_only_text")
         return rubric
 
 
@@ -190,9 +223,11 @@ def phrase_sets(phrase: str) -> list[list[str]]:
 
 def _check_phrase(phrase: str) -> str:
     if any(not word for words in phrase_sets(phrase) for word in words):
-        raise ValueError(
+        raise Invalid(
             f"phrase {phrase!r} has an empty word: write `a|b + c|d` "
-            "(| between synonyms, + between parts that must all appear)"
+            "(| between synonyms, + between parts that must all appear)",
+            "phrase_empty_word",
+            phrase=phrase,
         )
     return phrase
 
@@ -264,9 +299,12 @@ class Summary(ContentModel):
         for misconception in misconceptions:
             unknown = [c for c in misconception.contradicts if c not in claims]
             if claims and unknown:
-                raise ValueError(
+                raise Invalid(
                     f"misconception {misconception.id!r} contradicts {unknown[0]!r}, "
-                    "which is not a claim of this rubric"
+                    "which is not a claim of this rubric",
+                    "contradicts_unknown",
+                    misconception=misconception.id,
+                    claim=unknown[0],
                 )
         return misconceptions
 
@@ -325,7 +363,7 @@ class QuizFront(PageFront):
     @classmethod
     def _not_empty(cls, summary: Summary | None, info: ValidationInfo) -> Summary | None:
         if summary is None and info.data.get("questions") == []:
-            raise ValueError("a quiz page needs `questions:`, `summary:` or both")
+            raise Invalid("a quiz page needs `questions:`, `summary:` or both", "quiz_empty")
         return summary
 
 

@@ -2,14 +2,22 @@
 
 Editors and terminals turn `path:line:col` into a jump target, so authors land on the
 character at fault; the rendered form adds the line itself with a caret under it.
+
+A problem's message is English (`tutor check --lang en`, logs); its `code` and `values` let an
+interface say the same in its language (tutor.tui.problems), as tutor.core.refusal does for
+the core's refusals. Three values are said the same way whatever the code: `where` (the
+mapping a field is in), `suggestion` (a close name: "did you mean") and `in_widget` (the
+widget block the problem is in).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from tutor.core.refusal import Coded
 
 Severity = Literal["error", "warning"]
 
@@ -56,9 +64,16 @@ class Problem:
     message: str
     excerpt: str = ""  # the source line the problem points into
     width: int = 1  # how many characters the marker underlines
+    code: str = ""  # the sentence an interface says it with (`content.<code>`)
+    values: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __str__(self) -> str:
         return visible(f"{self.path}:{self.line}:{self.col}: {self.message}")
+
+
+class Invalid(Coded, ValueError):
+    """A value a content model's validator refuses, with the code and values its problem
+    carries (pydantic keeps the error it was raised with)."""
 
 
 def _cells(text: str) -> int:
@@ -95,17 +110,26 @@ def _wrap(text: str, cells: int) -> list[str]:
     return [*lines, line]
 
 
-def render_problem(problem: Problem, width: int | None = None) -> str:
-    """`path:line:col: message`, then the line with a marker under the spot, rustc-style.
+def render_problem(
+    problem: Problem,
+    width: int | None = None,
+    *,
+    message: str | None = None,
+    severity: str | None = None,
+) -> str:
+    """`path:line:col: message`, then the line with a marker under the spot, rustc-style;
+    `message` and `severity` in another language than the problem's own English.
 
     With `width`, no line is wider than width terminal columns: the head wraps, and a long
     source line is cut into pieces with the marker under the piece it points into, so a
     narrow screen neither hides the end of the line nor moves the marker off its spot.
     """
-    head = str(problem)
+    said = problem.message if message is None else message
+    label = problem.severity if severity is None else severity
+    head = visible(f"{problem.path}:{problem.line}:{problem.col}: {said}")
     heads = [head] if width is None else _wrap(head, max(width, 1))
     if not problem.excerpt:
-        return "\n".join([*heads, f"  = {problem.severity}"])
+        return "\n".join([*heads, f"  = {label}"])
     source = visible(problem.excerpt.replace("\t", " "))
     gutter = str(problem.line)
     blank = " " * len(gutter)
@@ -124,12 +148,12 @@ def render_problem(problem: Problem, width: int | None = None) -> str:
             pad = _cells(piece[: start - offset])
             carets = "^" * max(min(_cells(marked), room - pad), 1)
             marker = f"{blank} | {' ' * pad}{carets}"
-            if width is not None and _cells(marker) + 1 + len(problem.severity) > width:
+            if width is not None and _cells(marker) + 1 + _cells(label) > width:
                 # on a line of its own, moved left if it would run past the width: a wider
                 # line would be wrapped by the screen, which sizes the report by its lines
-                under = min(pad, max(room - len(problem.severity), 0))
-                lines += [marker, f"{blank} | {' ' * under}{problem.severity}"]
+                under = min(pad, max(room - _cells(label), 0))
+                lines += [marker, f"{blank} | {' ' * under}{label}"]
             else:
-                lines.append(f"{marker} {problem.severity}")
+                lines.append(f"{marker} {label}")
         offset = end
     return "\n".join(lines)

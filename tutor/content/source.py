@@ -32,6 +32,7 @@ from ruamel.yaml.reader import ReaderError
 
 from tutor.content.problems import Problem, Severity, control_name, is_control
 from tutor.content.widgets import Loc
+from tutor.core.refusal import Coded
 
 M = TypeVar("M", bound=BaseModel)
 FENCE_LINE = re.compile(r"\s*(---|\.\.\.)\s*")
@@ -48,10 +49,15 @@ MAX_YAML_VALUES = 10_000  # values once every alias is expanded (a "billion laug
 MAX_YAML_BRACKETS_PER_LINE = 64
 
 
-def did_you_mean(word: object, options: Sequence[str]) -> str:
-    """` (did you mean 'x'?)` when one option is close to word, else ''."""
+def close_to(word: object, options: Sequence[str]) -> str | None:
+    """The option close to word, if one is (a problem's `suggestion`)."""
     close = difflib.get_close_matches(str(word), list(options), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(suggestion: str | None) -> str:
+    """` (did you mean 'x'?)` for a suggestion, else ''."""
+    return f" (did you mean {suggestion!r}?)" if suggestion else ""
 
 
 @dataclass(slots=True)
@@ -68,16 +74,22 @@ class SourceFile:
         message: str,
         severity: Severity = "error",
         width: int = 1,
+        *,
+        code: str,
+        **values: Any,
     ) -> Problem:
+        """The problem at line:col; `message` in English, `code` and `values` to say it in
+        another language (tutor.content.problems)."""
         excerpt = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return Problem(self.path, line, col, severity, message, excerpt, width)
+        return Problem(self.path, line, col, severity, message, excerpt, width, code, values)
 
 
 def read_source(path: Path) -> tuple[SourceFile | None, Problem | None]:
     """The file as text, or a problem: not a regular file, too large, or not UTF-8 (at the
     first byte that is not)."""
     if not path.is_file():  # a FIFO or a device would block or never end
-        return None, Problem(path, 1, 1, "error", "not a regular file; a lesson file is text")
+        message = "not a regular file; a lesson file is text"
+        return None, Problem(path, 1, 1, "error", message, code="not_a_file")
     with path.open("rb") as file:
         data = file.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
@@ -86,7 +98,8 @@ def read_source(path: Path) -> tuple[SourceFile | None, Problem | None]:
             f"file is {size:,} bytes; a lesson file may be at most {MAX_FILE_BYTES:,} bytes: "
             "split it into several pages"
         )
-        return None, Problem(path, 1, 1, "error", message)
+        values = {"size": size, "limit": MAX_FILE_BYTES}
+        return None, Problem(path, 1, 1, "error", message, code="too_large", values=values)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -97,7 +110,11 @@ def read_source(path: Path) -> tuple[SourceFile | None, Problem | None]:
         excerpt = data[line_start : None if line_end < 0 else line_end]
         bad = data[error.start]
         message = f"file is not UTF-8: byte 0x{bad:02X} ({error.reason}); save it as UTF-8"
-        return None, Problem(path, line, col, "error", message, excerpt.decode("utf-8", "replace"))
+        shown = excerpt.decode("utf-8", "replace")
+        values = {"byte": bad, "reason": error.reason}
+        return None, Problem(
+            path, line, col, "error", message, shown, code="not_utf8", values=values
+        )
     text = text.removeprefix("\ufeff")
     return SourceFile(path, text.splitlines()), None
 
@@ -120,7 +137,8 @@ def split_front_matter(source: SourceFile) -> tuple[Split, Problem | None]:
         if FENCE_LINE.fullmatch(lines[index]):
             front = "\n".join(lines[1:index])
             return Split(front, 2, lines[index + 1 :], index + 2), None
-    unclosed = source.problem(1, 1, "front matter opened here is never closed with '---'", width=3)
+    message = "front matter opened here is never closed with '---'"
+    unclosed = source.problem(1, 1, message, width=3, code="front_unclosed")
     return Split(None, 1, lines, 1), unclosed
 
 
@@ -184,21 +202,29 @@ def _plain(node: Any) -> Any:
     return node
 
 
+def _what(widget: str) -> str:
+    """The YAML snippet a problem is in: the front matter, or a widget's block."""
+    return f"the {widget} widget" if widget else "front matter"
+
+
 def parse_yaml(
-    source: SourceFile, text: str, first_line: int, what: str
+    source: SourceFile, text: str, first_line: int, widget: str = ""
 ) -> tuple[YamlDoc | None, Problem | None]:
-    """Parse a YAML mapping that starts at first_line of the file; None data = empty."""
+    """Parse a YAML mapping that starts at first_line of the file (the front matter, or the
+    block of `widget`); None data = empty."""
+    what = _what(widget)
     too_many = _too_many_brackets(text, first_line, source)
     if too_many is not None:
         return None, too_many
     yaml = YAML(typ="rt", pure=True)
     yaml.Parser = _LimitedParser
-    yaml.limits = _Limits(what, first_line)  # read by _LimitedParser through its loader
+    yaml.limits = _Limits(widget, first_line)  # read by _LimitedParser through its loader
     try:
         tree = yaml.load(text)
     except _LimitReached as reached:
         line, col = first_line + reached.mark.line, reached.mark.column + 1
-        return None, source.problem(line, col, str(reached))
+        values = {"block": widget, **reached.values}
+        return None, source.problem(line, col, str(reached), code=reached.code, **values)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
@@ -210,24 +236,33 @@ def parse_yaml(
                 f"YAML syntax error in {what}: a value that starts with '{{{{' must be in "
                 f'quotes, or YAML reads a mapping: "{value}"'
             )
-            return None, source.problem(line, at, message, width=len(value))
+            problem = source.problem(
+                line, at, message, width=len(value), code="yaml_braces", block=widget, value=value
+            )
+            return None, problem
         reason = error.problem or error.context or "cannot be read"
-        return None, source.problem(line, col, f"YAML syntax error in {what}: {reason}")
+        message = f"YAML syntax error in {what}: {reason}"
+        return None, source.problem(
+            line, col, message, code="yaml_syntax", block=widget, reason=reason
+        )
     except ReaderError as error:
         line = first_line + text.count("\n", 0, error.position)
         col = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
         char = chr(error.character)
         if is_control(char):  # the same problem as control_problems(), which runs too
-            return None, source.problem(line, col, control_message(char))
+            return None, control_problem(source, line, col, char)
         message = f"YAML cannot contain the character U+{error.character:04X} ({what})"
-        return None, source.problem(line, col, message)
+        values = {"block": widget, "char": error.character}
+        return None, source.problem(line, col, message, code="yaml_char", **values)
     if tree is None:
         tree = {}
     if not isinstance(tree, dict):
         found = type(_plain(tree)).__name__
-        return None, source.problem(
-            first_line, 1, f"{what} must be a mapping of `field: value` lines, not a {found}"
+        message = f"{what} must be a mapping of `field: value` lines, not a {found}"
+        problem = source.problem(
+            first_line, 1, message, code="not_a_mapping", block=widget, found=found
         )
+        return None, problem
     return YamlDoc(tree, _plain(tree), first_line), None
 
 
@@ -255,15 +290,18 @@ def _too_many_brackets(text: str, first_line: int, source: SourceFile) -> Proble
                 f"more than {MAX_YAML_BRACKETS_PER_LINE} '[' or '{{' on one line; "
                 f"YAML may nest at most {MAX_YAML_DEPTH} levels: split the line"
             )
-            return source.problem(first_line + number, at, message)
+            values = {"limit": MAX_YAML_BRACKETS_PER_LINE, "depth": MAX_YAML_DEPTH}
+            return source.problem(
+                first_line + number, at, message, code="too_many_brackets", **values
+            )
     return None
 
 
-class _LimitReached(Exception):
+class _LimitReached(Coded):
     """A YAML limit, at the event that crossed it."""
 
-    def __init__(self, message: str, mark: Any) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, mark: Any, *, code: str, **values: object) -> None:
+        super().__init__(message, code, **values)
         self.mark = mark
 
 
@@ -272,8 +310,8 @@ class _Limits:
     is composed: a bomb or a deep nest stops at the event that crosses a limit, before
     anything is built, expanded or recursed into."""
 
-    def __init__(self, what: str, first_line: int) -> None:
-        self.what = what
+    def __init__(self, widget: str, first_line: int) -> None:
+        self.what = _what(widget)
         self.first_line = first_line
         self.expanded: dict[Any, int] = {}  # anchor -> values it stands for
         self.defined: dict[Any, int] = {}  # anchor -> the file line it is defined on
@@ -282,14 +320,14 @@ class _Limits:
         self.aliases = 0
 
     def see(self, event: Any) -> None:
-        what, frames = self.what, self.frames
-        message = None
+        what, frames, mark = self.what, self.frames, event.start_mark
         if not isinstance(event, AliasEvent) and getattr(event, "anchor", None) is not None:
             self._define(event)
         if isinstance(event, CollectionStartEvent):
             frames.append([1, event.anchor])
             if len(frames) - 1 > MAX_YAML_DEPTH:
                 message = f"{what} nests deeper than {MAX_YAML_DEPTH} levels"
+                raise _LimitReached(message, mark, code="too_deep", limit=MAX_YAML_DEPTH)
         elif isinstance(event, CollectionEndEvent):
             count, anchor = frames.pop()
             frames[-1][0] += count
@@ -300,17 +338,17 @@ class _Limits:
             frames[-1][0] += self.expanded.get(event.anchor, 1)
             if self.aliases > MAX_YAML_ALIASES:
                 message = f"{what} uses more than {MAX_YAML_ALIASES} aliases (*name)"
+                raise _LimitReached(message, mark, code="too_many_aliases", limit=MAX_YAML_ALIASES)
         elif isinstance(event, NodeEvent):  # a scalar
             frames[-1][0] += 1
             if event.anchor is not None:
                 self.expanded[event.anchor] = 1
-        if message is None and sum(frame[0] for frame in frames) > MAX_YAML_VALUES:
+        if sum(frame[0] for frame in frames) > MAX_YAML_VALUES:
             message = (
                 f"{what} stands for more than {MAX_YAML_VALUES:,} values once its aliases "
                 "(*name) are expanded"
             )
-        if message is not None:
-            raise _LimitReached(message, event.start_mark)
+            raise _LimitReached(message, mark, code="too_many_values", limit=MAX_YAML_VALUES)
 
     def _define(self, event: Any) -> None:
         """An anchor (`&name`) is defined once: YAML lets a second one replace the first,
@@ -323,7 +361,9 @@ class _Limits:
             f"{self.what} defines the anchor &{event.anchor} a second time (first on line "
             f"{first}); give each anchor its own name"
         )
-        raise _LimitReached(message, event.start_mark)
+        raise _LimitReached(
+            message, event.start_mark, code="anchor_twice", anchor=str(event.anchor), first=first
+        )
 
 
 class _LimitedParser(Parser):
@@ -349,11 +389,19 @@ class _LimitedParser(Parser):
         return super().get_event()
 
 
-def control_message(char: str) -> str:
-    return (
-        f"control character {control_name(char)}: a learner's terminal would act on it "
-        "instead of showing it; delete it"
+def control_problem(
+    source: SourceFile, line: int, col: int, char: str, field: str | None = None
+) -> Problem:
+    """A control character at line:col; `field` if it is written as a YAML escape there."""
+    name = control_name(char)
+    message = (
+        f"control character {name}: a learner's terminal would act on it instead of showing "
+        "it; delete it"
     )
+    if field is None:
+        return source.problem(line, col, message, code="control_char", char=name)
+    message = f"{message} (written as an escape in {field!r})"
+    return source.problem(line, col, message, code="control_escaped", char=name, field=field)
 
 
 def control_problems(source: SourceFile) -> list[Problem]:
@@ -363,7 +411,7 @@ def control_problems(source: SourceFile) -> list[Problem]:
     for number, line in enumerate(source.lines, 1):
         col = next((at for at, char in enumerate(line, 1) if is_control(char)), None)
         if col is not None:
-            problems.append(source.problem(number, col, control_message(line[col - 1])))
+            problems.append(control_problem(source, number, col, line[col - 1]))
     return problems
 
 
@@ -384,8 +432,7 @@ def escaped_controls(doc: YamlDoc, source: SourceFile) -> list[Problem]:
             char = next((c for c in value if c != "\n" and is_control(c)), None)
             if char is not None:
                 line, col = doc.position(loc)
-                message = f"{control_message(char)} (written as an escape in {_loc_text(loc)!r})"
-                problems.append(source.problem(line, col, message))
+                problems.append(control_problem(source, line, col, char, _loc_text(loc)))
 
     walk(doc.data, ())
     return problems
@@ -444,30 +491,62 @@ _EXPECTED = {
     "model_type": "a mapping of fields",
     "dict_type": "a mapping of fields",
 }
+# how many entries, or how large a number, may be: the bound's name in pydantic's context
+_BOUNDS = {
+    "too_short": ("min_length", "{field!r} must list at least {limit}, lists {count}"),
+    "too_long": ("max_length", "{field!r} must list at most {limit}, lists {count}"),
+    "greater_than_equal": ("ge", "{field!r} must be at least {limit}, got {got}"),
+    "less_than_equal": ("le", "{field!r} must be at most {limit}, got {got}"),
+}
+# every pydantic error type said in our words (its problem's code is `field.<type>`);
+# another type is `field.other`, with pydantic's own message; a validator's `value_error`
+# is said by the code of the Invalid it raised
+FIELD_TYPES = ("missing", "extra_forbidden", "literal_error", *_EXPECTED, *_BOUNDS)
+
+# A problem's English message, its code and its values.
+Said = tuple[str, str, dict[str, Any]]
 
 
-def _message(model: type[BaseModel], error: ErrorDetails) -> str:
+def _message(model: type[BaseModel], error: ErrorDetails) -> Said:
     loc = tuple(error["loc"])
     kind = error["type"]
-    where = f" in {_loc_text(loc[:-1])}" if len(loc) > 1 else ""
-    name = loc[-1] if loc else ""
+    where = _loc_text(loc[:-1]) if len(loc) > 1 else ""
+    in_where = f" in {where}" if where else ""
+    name = str(loc[-1]) if loc else ""
     if kind == "missing":
-        return f"missing required field {name!r}{where}"
+        message = f"missing required field {name!r}{in_where}"
+        return message, "field.missing", {"name": name, "where": where}
     if kind == "extra_forbidden":
         parent = _annotation_at(model, loc[:-1])
-        fields = list(parent.model_fields) if isinstance(parent, type) else []
-        return f"unknown field {name!r}{where}{did_you_mean(name, fields)}"
+        close = close_to(name, list(parent.model_fields) if isinstance(parent, type) else [])
+        message = f"unknown field {name!r}{in_where}{did_you_mean(close)}"
+        return message, "field.extra_forbidden", {"name": name, "where": where, "suggestion": close}
     if kind == "value_error":
-        return str(error.get("ctx", {}).get("error", error["msg"]))
-    got = _got(error.get("input"))
+        raised = error.get("ctx", {}).get("error")
+        if isinstance(raised, Coded) and raised.code:
+            return str(raised), raised.code, dict(raised.values)
+        reason = str(raised if raised is not None else error["msg"])
+        field = _loc_text(loc)
+        return f"{field!r}: {reason}", "field.other", {"field": field, "reason": reason}
+    field, got = _loc_text(loc), _got(error.get("input"))
     if kind == "literal_error":
         options = typing.get_args(_annotation_at(model, loc))
         listed = ", ".join(repr(option) for option in options)
-        hint = did_you_mean(error.get("input"), [str(option) for option in options])
-        return f"{_loc_text(loc)!r} must be one of {listed}; got {got}{hint}"
+        close = close_to(error.get("input"), [str(option) for option in options])
+        message = f"{field!r} must be one of {listed}; got {got}{did_you_mean(close)}"
+        values = {"field": field, "options": listed, "got": got, "suggestion": close}
+        return message, "field.literal_error", values
     if kind in _EXPECTED:
-        return f"{_loc_text(loc)!r} should be {_EXPECTED[kind]}, got {got}"
-    return f"{_loc_text(loc)!r}: {error['msg']}"
+        message = f"{field!r} should be {_EXPECTED[kind]}, got {got}"
+        return message, f"field.{kind}", {"field": field, "got": got}
+    if kind in _BOUNDS:
+        bound, text = _BOUNDS[kind]
+        context = error.get("ctx", {})
+        values = {"field": field, "limit": context.get(bound), "got": got}
+        values["count"] = context.get("actual_length")
+        return text.format(**values), f"field.{kind}", values
+    message = f"{field!r}: {error['msg']}"
+    return message, "field.other", {"field": field, "reason": error["msg"]}
 
 
 def validate(model: type[M], doc: YamlDoc, source: SourceFile) -> tuple[M | None, list[Problem]]:
@@ -485,7 +564,8 @@ def validate(model: type[M], doc: YamlDoc, source: SourceFile) -> tuple[M | None
             unknown = error["type"] == "extra_forbidden"
             line, col = doc.position(loc, at_key=unknown)
             width = len(str(loc[-1])) if unknown else 1
-            problems.append(source.problem(line, col, _message(model, error), width=width))
+            message, code, values = _message(model, error)
+            problems.append(source.problem(line, col, message, width=width, code=code, **values))
         return None, list(dict.fromkeys(problems))
 
 
@@ -502,8 +582,10 @@ def _unquoted_braces(doc: YamlDoc, source: SourceFile, loc: Loc) -> Problem | No
     braces = UNQUOTED_BRACES.match(written)
     if braces is None:
         return None
+    field = _loc_text(loc)
     message = (
-        f"{_loc_text(loc)!r} starts with '{{{{', which YAML reads as a mapping: "
+        f"{field!r} starts with '{{{{', which YAML reads as a mapping: "
         f'put the value in quotes, "{braces[0]}"'
     )
-    return source.problem(line, col, message, width=len(braces[0]))
+    values = {"field": field, "value": braces[0]}
+    return source.problem(line, col, message, width=len(braces[0]), code="value_braces", **values)

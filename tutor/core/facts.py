@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tutor.core.paths import assets_dir
+from tutor.core.refusal import Coded
 
 MEASURED_FILE = "facts.json"
 CITED_FILE = "cited_facts.yaml"
@@ -33,8 +34,9 @@ _LIST_SEPARATORS: dict[str, str] = {"zh": "、", "en": ", "}
 _BOOL_WORDS: dict[str, tuple[str, str]] = {"zh": ("是", "否"), "en": ("yes", "no")}
 
 
-class FactsError(ValueError):
-    """A facts file that is missing or wrong; the message names the file and the fact."""
+class FactsError(Coded, ValueError):
+    """A facts file that is missing or wrong (the message names the file and the fact), or
+    a fact asked for by a key no fact has (`unknown_fact`)."""
 
 
 class Fact(BaseModel):
@@ -124,6 +126,13 @@ def load_facts(assets: Path | None = None) -> dict[str, Fact]:
     Cached per folder; the dict is shared, so callers must not modify it.
     """
     return _load((assets or assets_dir()).resolve())
+
+
+def fact_named(registry: dict[str, Fact], key: str) -> Fact:
+    """The fact `key` of `registry`; FactsError `unknown_fact` if it has none."""
+    if key not in registry:
+        raise FactsError(f"no fact {key!r}; `tutor facts` lists them all", "unknown_fact", fact=key)
+    return registry[key]
 
 
 def _number(value: int | float, unit: str) -> str:

@@ -71,6 +71,9 @@ class ServeConfig:
     # "fork": sessions are forks of a pre-loaded template process (template.py), a fraction
     # of the memory and start time; "spawn": each starts a fresh Python
     session_start: str = "fork"
+    # what a forked session runs instead of the tutor, `module:function` (template.py);
+    # benchmarks measure the server's own share with a yardstick here
+    session_entry: str | None = None
 
 
 class ThrottledLog:
@@ -423,7 +426,9 @@ class TutorServer:
         asyncio.get_running_loop().set_exception_handler(self._loop_exception)
         if self.config.session_start == "fork":
             # before listening: the first learner's session comes from it already
-            self.template = SessionTemplate(self.log, self.config.app_args)
+            self.template = SessionTemplate(
+                self.log, self.config.app_args, self.config.session_entry
+            )
             await self.template.start()
         self._listener = await asyncssh.create_server(
             lambda: _Connection(self),

@@ -114,7 +114,8 @@ def warm_up(parsed: argparse.Namespace) -> None:
 
     async def first_screen() -> None:
         app = build(parsed)
-        async with app.run_test(size=(80, 24)) as pilot:
+        # a learner's terminal has tooltips and notifications: their layers' CSS too
+        async with app.run_test(size=(80, 24), tooltips=True, notifications=True) as pilot:
             await pilot.pause()
 
     with tempfile.TemporaryDirectory(prefix="tutor-template-") as scratch:

@@ -261,7 +261,7 @@ class TutorApp(App[None]):
     def _error_screen(self, reports: list[Problem | str], title: str, hint: str) -> Screen:
         from tutor.tui.screens.error import ErrorScreen
 
-        return ErrorScreen(reports, title, hint)
+        return ErrorScreen(reports, title, hint, self.lang)
 
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):

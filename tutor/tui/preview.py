@@ -28,7 +28,7 @@ from tutor.content.cache import LessonContent
 from tutor.content.loader import ParsedFiles, load_lessons
 from tutor.content.problems import Problem
 from tutor.tui.app import TutorApp
-from tutor.tui.i18n import t
+from tutor.tui.i18n import Lang, Speaker, t
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
@@ -55,17 +55,18 @@ class PreviewProblems(ModalScreen[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "key.close")]
 
-    def __init__(self, problems: list[Problem], title: str) -> None:
+    def __init__(self, problems: list[Problem], title: str, lang: Lang) -> None:
         super().__init__()
         self.problems = problems
         self.title = title
+        self.speaker = Speaker(lang)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="problems"):
             yield Static(Content(self.title), classes="problems-title")
             with VerticalScroll():
                 for problem in self.problems:
-                    yield ProblemReport(problem)
+                    yield ProblemReport(problem, self.speaker)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
@@ -128,7 +129,7 @@ class PreviewApp(TutorApp):
             if isinstance(self.screen, ErrorScreen):  # broken since the start
                 await self.screen.show(errors, t("error.title", self.lang, count=len(errors)))
             else:
-                self.push_screen(PreviewProblems(errors, title))
+                self.push_screen(PreviewProblems(errors, title, self.lang))
         elif isinstance(self.screen, PageScreen):
             self._reopen(self.screen)
         elif isinstance(self.screen, ErrorScreen):

@@ -11,7 +11,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
+from tutor.tui.i18n import Lang, Speaker
+from tutor.tui.problems import render_said
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.problem import ProblemReport
@@ -19,15 +21,18 @@ from tutor.tui.widgets.problem import ProblemReport
 
 class ErrorScreen(Screen[None]):
     """`reports` are content problems (`path:line:col: message` plus the marked line), or
-    one line saying why the progress database cannot be opened."""
+    one line saying why the progress database cannot be opened; both in `lang`."""
 
     help_key = "help.error"
 
-    def __init__(self, reports: Sequence[Problem | str], title: str, hint: str) -> None:
+    def __init__(
+        self, reports: Sequence[Problem | str], title: str, hint: str, lang: Lang = "zh"
+    ) -> None:
         super().__init__()
         self.reports = list(reports)
         self.title = title
         self.hint = hint
+        self.speaker = Speaker(lang)
 
     def help_title(self) -> str:
         return self.title
@@ -37,7 +42,7 @@ class ErrorScreen(Screen[None]):
         with Body(id="body"):
             for report in self.reports:
                 if isinstance(report, Problem):
-                    yield ProblemReport(report)
+                    yield ProblemReport(report, self.speaker)
                 else:
                     yield Static(Content(report), classes="problem")
             yield Static(Content.styled(self.hint, "italic"), classes="hint")
@@ -55,6 +60,6 @@ class ErrorScreen(Screen[None]):
 
     def plain_text(self) -> str:
         return "\n".join(
-            render_problem(report) if isinstance(report, Problem) else report
+            render_said(self.speaker, report) if isinstance(report, Problem) else report
             for report in self.reports
         )

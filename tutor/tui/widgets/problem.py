@@ -12,7 +12,9 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from tutor.content.problems import Problem, render_problem
+from tutor.content.problems import Problem
+from tutor.tui.problems import render_said
+from tutor.tui.refusals import Says
 
 
 class ProblemReport(Widget):
@@ -20,12 +22,13 @@ class ProblemReport(Widget):
     ProblemReport { height: auto; margin: 0 0 1 0; }
     """
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, ctx: Says) -> None:
         super().__init__(classes="problem")
         self.problem = problem
+        self.ctx = ctx  # says the problem in the interface's language
 
     def text(self, width: int | None = None) -> str:
-        return render_problem(self.problem, width)
+        return render_said(self.ctx, self.problem, width)
 
     def render(self) -> Content:
         return Content(self.text(self.content_size.width or None))
