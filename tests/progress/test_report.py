@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -207,3 +208,26 @@ def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptio
     counts = {m["misconception"]: m["learners"] for m in lesson["misconceptions"]}
     assert counts["training-changes-ids"] == 2  # Ada's answer and Bob's summary
     assert sum(counts.values()) == 3
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can read a store another user owns")
+def test_reading_as_root_leaves_only_files_the_stores_owner_can_write(tmp_path: Path) -> None:
+    """`sudo tutor report` while the server is stopped: the read-only open creates the
+    `-wal` and `-shm` files, and they must belong to the store's owner, or the server
+    could no longer write when it starts again."""
+    from tutor.progress.store import open_store
+
+    store = open_store(ADA, tmp_path)
+    store.visit_page("embedding", 1)
+    store.close()
+    owner = 65534  # nobody: a user other than the one reading
+    for path in [tmp_path, *tmp_path.iterdir()]:
+        os.chown(path, owner, owner)
+    (tmp_path / DB_FILENAME).chmod(0o640)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_FILENAME]  # server stopped
+    report({"data_dir": tmp_path}, "--json")
+    files = {p.name: p.stat() for p in tmp_path.iterdir()}
+    assert set(files) >= {DB_FILENAME, DB_FILENAME + "-shm", DB_FILENAME + "-wal"}
+    for name, stat in files.items():
+        assert (name, stat.st_uid, stat.st_gid) == (name, owner, owner)
+        assert (name, stat.st_mode & 0o777) == (name, 0o640)  # the owner may write
