@@ -88,6 +88,21 @@ def test_the_json_report_has_each_learner_question_and_guest_count(
     assert questions["onehot-distance"]["answered"] == 0
 
 
+def test_the_most_chosen_wrong_answer_counts_learners_not_tries(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    ada = open_as(ADA)
+    for _ in range(10):  # one learner retrying the same wrong option
+        ada.record_attempt("embedding", "close-ids", 1, False)
+    bob = open_as(BOB)
+    bob.record_attempt("embedding", "close-ids", 2, False)
+    bob.record_attempt("embedding", "close-ids", 1, False)
+    data = json.loads(report(where, "--json"))
+    close = {q["question"]: q for q in data["lessons"][0]["questions"]}["close-ids"]
+    assert close["most_chosen_wrong"].startswith("2. ")
+    assert close["most_chosen_wrong_count"] == 2  # Ada and Bob, each once
+
+
 def test_csv_has_a_row_per_learner_and_question(
     where: dict[str, object], open_as: OpenStore
 ) -> None:

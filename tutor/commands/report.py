@@ -100,7 +100,7 @@ def _print_questions(console: Console, lesson: LessonReport) -> None:
     table.add_column("Question", overflow="fold", max_width=20)
     table.add_column("Answered", justify="right", no_wrap=True)
     table.add_column("Right 1st", justify="right", no_wrap=True)
-    table.add_column("Most chosen wrong answer", overflow="fold")
+    table.add_column("Most chosen wrong answer (learners)", overflow="fold")
     for number, row in enumerate(lesson.questions, 1):
         wrong = f"{row.most_chosen_wrong} (×{row.most_chosen_wrong_count})"
         table.add_row(

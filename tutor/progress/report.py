@@ -52,7 +52,7 @@ class QuestionRow(BaseModel):
     answered: int
     right_first_try: float | None  # share of those who answered
     most_chosen_wrong: str | None
-    most_chosen_wrong_count: int
+    most_chosen_wrong_count: int  # learners who chose it (each once, however many tries)
 
 
 class MisconceptionRow(BaseModel):
@@ -115,8 +115,9 @@ def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
 
 
 def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | None, int]:
-    """The wrong option (or value) most often given, and how often."""
-    wrong: Counter[str] = Counter()
+    """The wrong option (or value) chosen by the most learners, and by how many: each
+    learner counts once per option, however often they retried it."""
+    chosen: dict[str, set[str]] = {}
     for attempt in attempts:
         if attempt.correct:
             continue
@@ -126,16 +127,17 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
         elif question.type == "multiple" and isinstance(answer, list):
             picked = [i for i in answer if isinstance(i, int)]
         elif question.type == "numeric":
-            wrong[str(answer).strip()] += 1
+            chosen.setdefault(str(answer).strip(), set()).add(attempt.learner)
             continue
         else:
             continue
         for index in picked:
             if 0 <= index < len(question.choices) and not question.choices[index].correct:
-                wrong[f"{index + 1}. {question.choices[index].text}"] += 1
-    if not wrong:
+                option = f"{index + 1}. {question.choices[index].text}"
+                chosen.setdefault(option, set()).add(attempt.learner)
+    if not chosen:
         return None, 0
-    (value, count), *_ = wrong.most_common(1)
+    (value, count), *_ = Counter({value: len(who) for value, who in chosen.items()}).most_common(1)
     return value, count
 
 
