@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -116,11 +117,47 @@ def test_csv_has_a_row_per_learner_and_question(
 
 def test_the_table_fits_80_columns(where: dict[str, object], open_as: OpenStore) -> None:
     fill_class(open_as, where)
-    text = report(where)
+    text = report(where, "--lang", "en")
     assert "Guests: 3 sessions (never listed)" in text
     assert BOB[:15] + "…" in text
     widths = [cell_len(line) for line in text.splitlines()]
     assert max(widths) <= 80, text
+
+
+def latin_words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z]{2,}", text))
+
+
+def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """Every English word in the Chinese table is a name, an id, the source or the
+    lesson's own text; misconceptions are said in their Chinese wording."""
+    fill_class(open_as, where)
+    open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    text = report(where)
+    data = json.loads(report(where, "--json"))
+    (lesson,) = data["lessons"]
+    content = [lesson["title"], lesson["lesson"], data["source"]]
+    content += [row["name"] for row in lesson["learners"]]
+    for question in lesson["questions"]:
+        content += [question["question"], question["prompt"], question["most_chosen_wrong"] or ""]
+    assert lesson["misconceptions"] == [{"misconception": "bigger-id-matters", "learners": 1}]
+    assert "ID 大的 token 更重要" in text  # the misconception's Chinese wording, not its id
+    assert "bigger-id-matters" not in text
+    assert "访客：3 次会话（从不列出）" in text
+    assert latin_words(text) - latin_words(" ".join(content)) - {"ID", "token"} == set(), text
+    widths = [cell_len(line) for line in text.splitlines()]
+    assert max(widths) <= 80, text
+
+
+def test_the_english_table_says_misconceptions_in_english(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    text = report(where, "--lang", "en")
+    assert "A token with a bigger ID matters more" in text
+    assert "Misconception" in text and "ID 大的" not in text
 
 
 def test_reading_does_not_wait_for_a_learner_who_is_writing(tmp_path: Path) -> None:
@@ -195,7 +232,7 @@ def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadshee
     name = "=1+[red]x\x1b[2J"  # short enough for the name column
     keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
     where = {"data_dir": tmp_path}
-    table = report(where, "--authorized-keys", str(keys))
+    table = report(where, "--authorized-keys", str(keys), "--lang", "en")
     assert "=1+[red]x?[2J" in table
     assert "\x1b" not in table
     rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))

@@ -107,6 +107,14 @@ def _summary(lesson: Lesson) -> Summary | None:
     return None
 
 
+def misconception_names(lesson: Lesson, lang: str) -> dict[str, str]:
+    """Each misconception's wording in the lesson, by id, in Chinese or (`en`) English."""
+    summary = _summary(lesson)
+    if summary is None:
+        return {}
+    return {m.id: m.name_en if lang == "en" else m.name_zh for m in summary.misconceptions}
+
+
 def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
     """What the lesson's grader (the one the quiz uses) reads in a learner's text."""
     if not text.strip():
