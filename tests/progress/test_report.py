@@ -4,11 +4,15 @@ in JSON, CSV and an 80-column table; guests counted, never listed; read-only."""
 from __future__ import annotations
 
 import csv
+import grp
 import io
 import json
 import os
 import re
+import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import asyncssh
@@ -283,3 +287,82 @@ def test_reading_as_root_leaves_only_files_the_stores_owner_can_write(tmp_path: 
     for name, stat in files.items():
         assert (name, stat.st_uid, stat.st_gid) == (name, owner, owner)
         assert (name, stat.st_mode & 0o777) == (name, 0o640)  # the owner may write
+
+
+@contextmanager
+def acting_as(user: str, *groups: str) -> Iterator[None]:
+    """Run the block with another user's effective ids (root only), then be root again."""
+    import grp
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    os.setgroups([grp.getgrnam(group).gr_gid for group in groups])
+    os.setegid(entry.pw_gid)
+    os.seteuid(entry.pw_uid)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+        os.setgroups([])
+
+
+def store_owned_by_nobody(mode: int) -> Path:
+    """A stopped server's store (no -wal, no -shm), owned by `nobody`, in a folder any user
+    may write (as a class's shared folder could be)."""
+    import tempfile
+
+    from tutor.progress.store import open_store
+
+    folder = Path(tempfile.mkdtemp(prefix="tutor-report-"))
+    store = open_store(ADA, folder)
+    store.visit_page("embedding", 1)
+    store.close()
+    (folder / DB_FILENAME).chmod(mode)
+    for path in [folder, *folder.iterdir()]:
+        shutil.chown(path, "nobody", "nogroup")
+    folder.chmod(0o777)
+    return folder
+
+
+needs_root_and_users = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("runuser") is None,
+    reason="acting as other users needs root",
+)
+
+
+@needs_root_and_users
+def test_another_user_who_could_strand_the_server_is_refused_and_creates_nothing() -> None:
+    """A teacher's own account (neither root nor the store's owner) would create `-wal` and
+    `-shm` the server's user could not write: the report says so instead of reading."""
+    from tutor.progress.classview import read_class
+    from tutor.progress.store import StoreError
+
+    folder = store_owned_by_nobody(0o644)
+    try:
+        with acting_as("postgres"), pytest.raises(StoreError) as refused:
+            read_class(folder)
+        assert "run it as the file's owner (nobody) or as root" in str(refused.value)
+        assert sorted(p.name for p in folder.iterdir()) == [DB_FILENAME]
+    finally:
+        shutil.rmtree(folder)
+
+
+@needs_root_and_users
+def test_another_user_in_the_stores_group_leaves_files_the_group_may_write() -> None:
+    from tutor.progress.classview import read_class
+
+    folder = store_owned_by_nobody(0o664)
+    try:
+        with acting_as("postgres", "nogroup"):
+            progress = read_class(folder)
+        assert list(progress.visits) == [(ADA, "embedding", 1)]
+        nogroup = grp.getgrnam("nogroup").gr_gid
+        for path in folder.iterdir():
+            assert (path.name, path.stat().st_gid, path.stat().st_mode & 0o777) == (
+                path.name,
+                nogroup,
+                0o664,
+            )
+    finally:
+        shutil.rmtree(folder)
