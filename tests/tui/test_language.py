@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
-from textual.command import CommandInput
+from textual.command import CommandInput, CommandList
 from textual.widgets import Input
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with, settle, until
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.help import key_lines
 from tutor.tui.widgets.heatmap import Heatmap
@@ -83,3 +83,36 @@ async def test_help_names_the_arrows_once(make_app: Callable[..., TutorApp]) -> 
         lines = dict((description, keys) for keys, description in key_lines(app.screen))
         assert lines["移动"] == "↑↓←→"
         assert lines["课程"] == "h/esc"
+
+
+async def test_the_palette_says_it_found_nothing_in_the_learners_language(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    for lang, query, words in (("zh", "keys", "没有找到"), ("en", "zzzz", "Nothing found")):
+        app = make_app(lang=lang, start_lesson=LESSON, start_page=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.press(*query)
+            found = app.screen.query_one(CommandList)
+            await until(pilot, lambda found=found: found.option_count == 1)
+            prompt = found.get_option_at_index(0).prompt
+            said = getattr(prompt, "renderable", prompt).plain
+            assert said == words
+
+
+async def test_ctrl_c_names_the_quit_key_in_the_learners_language(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    for lang, title, words in (
+        ("zh", "要退出导师吗？", "按 q 退出"),
+        ("en", "Quit the tutor?", "Press q to quit"),
+    ):
+        app = make_app(lang=lang, start_lesson=LESSON, start_page=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+c")
+            await until(pilot, lambda app=app: bool(app._notifications))
+            (note,) = list(app._notifications)
+            assert (note.title, note.message) == (title, words)

@@ -462,11 +462,25 @@ class TutorApp(App[None]):
 
     def action_command_palette(self) -> None:
         """Textual's palette, asking in the learner's language."""
-        from textual.command import CommandPalette
+        from tutor.tui.palette import Palette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        if self.use_command_palette and not Palette.is_open(self):
             placeholder = t("palette.placeholder", self.lang)
-            self.push_screen(CommandPalette(id="--command-palette", placeholder=placeholder))
+            nothing = t("palette.nothing", self.lang)
+            self.push_screen(Palette(nothing, id="--command-palette", placeholder=placeholder))
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's reflex catcher) names the keys the key bar shows for quitting, in the
+        learner's language: Textual's own notice is English."""
+        keys: list[str] = []
+        for active in self.active_bindings.values():
+            if active.binding.show and active.binding.action in ("quit", "app.quit"):
+                display = self.get_key_display(active.binding)
+                if display not in keys:
+                    keys.append(display)
+        if keys:
+            how = t("quit.how", self.lang, keys="/".join(keys))
+            self.notify(how, title=t("quit.ask", self.lang), markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette's own commands, in the learner's language. Textual's key panel is

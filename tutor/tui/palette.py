@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from rich.align import Align
+from rich.text import Text
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.widgets.option_list import Option
 
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import OpenLesson, OpenPage
@@ -38,3 +41,27 @@ class LessonPages(Provider):
                 yield Hit(
                     score, matcher.highlight(text), self._command(lesson_id, number), text=text
                 )
+
+
+class Palette(CommandPalette):
+    """Textual's palette, saying "no matches" in the learner's language (`nothing`)."""
+
+    def __init__(self, nothing: str, **options) -> None:
+        super().__init__(**options)
+        self.nothing = nothing
+
+    def _start_no_matches_countdown(self, search_value: str) -> None:
+        """Textual's own, with its English sentence replaced by `nothing`."""
+        self._stop_no_matches_countdown()
+
+        def show_nothing() -> None:
+            self._list_visible = bool(search_value)
+            if search_value:
+                option = Option(
+                    Align.center(Text(self.nothing, style="not bold")),
+                    disabled=True,
+                    id=self._NO_MATCHES,
+                )
+                self.query_one(CommandList).add_option(option)
+
+        self._no_matches_timer = self.set_timer(self._NO_MATCHES_COUNTDOWN, show_nothing)
