@@ -82,3 +82,15 @@ def test_markdown_lines_are_counted_at_once_on_hostile_lines() -> None:
     report = json.loads(done.stdout)
     assert report["lines"] == 2 + 50_000 // 80 + 80_000 // 80  # rows, then cells over 80
     assert report["cpu"] < CPU_SECONDS_BOUND
+
+
+async def test_the_first_screen_asks_the_lessons_question_once(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The lesson card states the question; the first page's text does not repeat it."""
+    question = shipped_lesson().card.question
+    app = make_app(start_lesson=LESSON, start_page=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert shown.count(question) == 1
