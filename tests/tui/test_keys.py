@@ -13,7 +13,7 @@ from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
 from tests.tui.test_no_crash import type_ahead
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
-from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.keybar import KeyBar, typing_into
 from tutor.tui.widgets.token_strip import TokenStrip
 
 
@@ -146,3 +146,27 @@ async def test_every_page_turn_typed_while_a_page_is_built_counts(
             await pilot.pause(gap)  # the learner's pace, not a wait for the app
         await settle(pilot)
         assert app.screen.page.number == lesson.pages[10].number
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_the_key_line_is_one_line_at_80_columns_on_every_page(
+    make_app: Callable[..., TutorApp], lang: str
+) -> None:
+    """Whatever has the focus (one widget of each kind on each page), the keys fit one
+    line: less important keys give way, help (?) lists them all."""
+    app = make_app(lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for page in shipped_lesson().pages:
+            app.open_page(LESSON, page.number)
+            await settle(pilot)
+            screen = app.screen
+            kinds = {type(widget): widget for widget in reversed(screen.focus_chain)}
+            for widget in [screen.query_one("#body"), *kinds.values()]:
+                widget.focus()
+                await settle(pilot)
+                key_line = screen.query_one(KeyBar)
+                shown = str(key_line.render())
+                assert key_line.size.height == 1, (page.number, type(widget).__name__, shown)
+                if not typing_into(widget):  # in a field ? types; else help is always there
+                    assert ("帮助" if lang == "zh" else "Help") in shown

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from rich.cells import cell_len
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
@@ -43,6 +44,32 @@ def multiline(widget: Widget | None) -> bool:
 
 PALETTE = Binding("ctrl+p", "command_palette")  # the one app key that works in a field
 
+# Keys that give way, first to last, when the line would not fit one row (English words are
+# longer): each still works, and help (?), which never gives way, lists them all. The
+# focused widget's keys stay: its hint names them.
+GIVE_WAY = (
+    "key.palette",
+    "key.theme",
+    "key.read",
+    "key.home",
+    "key.prev",
+    "key.next",
+    "key.quit",
+)
+GAP = 2  # Flow's gap between two keys
+
+
+def one_line(keys: list[tuple[str, str, str]], width: int) -> list[tuple[str, str]]:
+    """(keys, description) of `keys` (keys, description id, description) that fit `width`
+    columns on one line, dropping them in GIVE_WAY's order."""
+    kept = list(keys)
+    for giving_way in GIVE_WAY:
+        used = sum(cell_len(f"{key} {said}") + GAP for key, _, said in kept) - GAP
+        if used <= width:
+            break
+        kept = [item for item in kept if item[1] != giving_way]
+    return [(key, said) for key, _, said in kept]
+
 
 class KeyBar(Static):
     DEFAULT_CSS = """
@@ -57,6 +84,9 @@ class KeyBar(Static):
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self.show_keys()
 
+    def on_resize(self) -> None:
+        self.show_keys()  # a narrower line may leave out keys, a wider one bring them back
+
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
@@ -64,8 +94,9 @@ class KeyBar(Static):
         if screen is self.screen:
             self.call_after_refresh(self.show_keys)
 
-    def grouped_keys(self) -> list[tuple[str, str]]:
-        """(keys, description) per action shown, focused widget's first, app's last.
+    def grouped_keys(self) -> list[tuple[str, str, str]]:
+        """(keys, description id, description) per action shown, focused widget's first,
+        app's last.
 
         In a text field, letters and arrows type and move the cursor: only the keys that
         still work there are shown."""
@@ -76,7 +107,7 @@ class KeyBar(Static):
             if not multiline(field):
                 keys.append(("enter", "key.confirm"))
             keys.append((self.app.get_key_display(PALETTE), "key.palette"))
-            return [(key, ctx.t(description)) for key, description in keys]
+            return [(key, description, ctx.t(description)) for key, description in keys]
         groups: dict[str, list[str]] = {}
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             # Textual's own widgets describe keys in English: only ours are shown, translated.
@@ -86,7 +117,10 @@ class KeyBar(Static):
             keys = groups.setdefault(binding.description, [])
             if display not in keys:
                 keys.append(display)
-        return [("/".join(keys), ctx.t(description)) for description, keys in groups.items()]
+        return [
+            ("/".join(keys), description, ctx.t(description))
+            for description, keys in groups.items()
+        ]
 
     def show_keys(self) -> None:
         if not self.is_attached:  # the screen was replaced before this refresh ran
@@ -97,7 +131,7 @@ class KeyBar(Static):
             notice = tutor_context(self).t("app.too_small", cols=cols, rows=rows)
             self.update(Content.styled(notice, "bold"))
             return
-        keys = self.grouped_keys()
+        keys = one_line(self.grouped_keys(), self.app.size.width)
         if keys == self._shown:  # focus moved between widgets with the same keys: no frame
             return
         self._shown = keys
