@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.cells import cell_len
 from textual import events
 from textual.geometry import Region
 from textual.widgets import Input, Static
@@ -470,3 +471,38 @@ async def test_neighbour_lists_show_each_neighbours_id(
         assert all(abs(n.id - token_id) <= 3 for n in id_answer.result.neighbours)
         assert any(BYTES.fullmatch(n.piece) for n in id_answer.result.neighbours)  # 猫's
         assert "是一个字的 UTF-8 编码里的几个字节" in panel.plain_text()
+
+
+async def test_heatmap_numbers_are_each_set_apart_at_80_columns(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """In numbers mode every cell reads as one number: "-6-19" would read as one. The grid
+    stays within the terminal; columns that do not fit come into view with the cursor."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        await focus(pilot, heatmap)
+        await pilot.press("v")
+        await settle(pilot)
+        seen: dict[tuple[int, int], int] = {}
+        for _ in range(len(heatmap.pieces)):  # the cursor walks the first row's columns
+            lines = str(heatmap.render()).splitlines()
+            header = [word for word in lines[2].split() if word not in "←→"]
+            assert all(cell_len(line) <= heatmap.content_size.width for line in lines)
+            for line in lines[3:]:
+                label = line.split()[:2]
+                if not label or not label[0].isdigit() or len(label) < 2:
+                    break
+                cells = line.split()[2:]
+                assert len(cells) == len(header), line  # each cell its own word
+                for column, cell in zip(header, cells, strict=True):
+                    if cell != "██":
+                        seen[int(label[0]), int(column)] = int(cell)
+            await pilot.press("right")
+        assert heatmap.matrix is not None
+        size = len(heatmap.pieces)
+        assert {column for _, column in seen} == set(range(1, size + 1))
+        assert min(seen.values()) <= -10  # two-digit negatives are among those read
+        for (row, column), shown in seen.items():
+            assert shown == round(float(heatmap.matrix[row - 1, column - 1]) * 100)

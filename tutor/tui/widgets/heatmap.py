@@ -55,13 +55,25 @@ def legend_ranges() -> list[tuple[str, str, str]]:
 
 
 def number_cell(value: float) -> str:
-    """Cosine x 100 in three cells, sign first ("-15", " 08"), so 20 columns still fit 80
-    columns; 1.0 (a token with itself) keeps its full-band glyph. The cursor line and the
-    plain-text reading give every exact value."""
+    """Cosine x 100 in four cells, a space before the sign ("  -15", "   8"), so that two
+    negatives side by side read as two numbers; 1.0 (a token with itself) keeps its
+    full-band glyph. The cursor line and the plain-text reading give every exact value."""
     hundredths = round(value * 100)
     if hundredths >= 100:
-        return f" {SCALE[0][1]}"
-    return f"{max(hundredths, -99):3d}"
+        return f"  {SCALE[0][1]}"
+    return f"{max(hundredths, -99):{NUMBER_WIDTH}d}"
+
+
+NUMBER_WIDTH = 4  # a cell in numbers mode; in shades mode a cell is 3 (" ██")
+MORE = 2  # the " →" after the column numbers, or "← " before them, when columns are left out
+
+
+def column_window(column: int, size: int, fits: int) -> range:
+    """The grid columns drawn when only `fits` do: the block of them holding `column`."""
+    if fits >= size:
+        return range(size)
+    start = min(column // fits * fits, size - fits)
+    return range(start, start + fits)
 
 
 CHROME_ROWS = 3  # the page's header line and (at most) two key lines around the body
@@ -224,10 +236,19 @@ class Heatmap(Asking, can_focus=True):
         row, column = self.cursor
         labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(self.pieces)]
         label_width = max(cell_len(label) for label in labels) + 1
+        cell_width = NUMBER_WIDTH if self.numbers else 3
+        columns = range(size)
+        if label_width + cell_width * size > width:  # numbers: columns follow the cursor
+            columns = column_window(
+                column, size, max((width - label_width - MORE) // cell_width, 1)
+            )
+        left = "← " if columns.start > 0 else ""
+        right = " →" if columns.stop < size else ""
+        numbers = "".join(f"{n + 1:{cell_width}d}" for n in columns)
         lines: list[Content] = [
             Content.styled(title, "bold"),
             Content.styled(self.cell_text(row, column), "bold"),
-            Content(" " * label_width + "".join(f"{n + 1:3d}" for n in range(size))),
+            Content(pad_cells(left, label_width) + numbers + right),
         ]
         for grid_row in rows:
             cells = [
@@ -235,7 +256,7 @@ class Heatmap(Asking, can_focus=True):
                     float(self.matrix[grid_row, col]),
                     self.has_focus and (grid_row, col) == self.cursor,
                 )
-                for col in range(size)
+                for col in columns
             ]
             lines.append(Content.assemble(pad_cells(labels[grid_row], label_width), *cells))
         return Content("\n").join([*lines, legend, *notes, hint])
