@@ -207,6 +207,22 @@ def test_a_negated_claim_is_reported_with_the_clause_that_denies_it(
     assert (row.met, row.denied, row.evidence) == (False, True, "我觉得 ID 不是行号")
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ID 相近不代表意思相近。",
+        "编号挨着并不说明意思接近。",
+        "Close IDs do not mean similar meanings.",
+    ],
+)
+def test_rejecting_a_misconception_denies_no_claim(summary_rubric: Rubric, answer: str) -> None:
+    """Its words (意思相近) are also a claim's; negated there, the learner rejects the
+    misconception, which is right, not the claim."""
+    result = grade(summary_rubric, answer)
+    assert [claim.id for claim in result.claims if claim.denied] == []
+    assert result.matched == []
+
+
 def test_the_reference_summary_makes_every_claim_and_states_no_misconception(
     lesson: Lesson, summary_rubric: Rubric
 ) -> None:
