@@ -68,6 +68,7 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("用 ID 去查表", {LOOKUP}, set()),
     ("这些参数起初是随机的", {LEARNED}, set()),
     ("这张表是可学习的", {LEARNED}, set()),
+    ("训练不会改变 ID，只改变表里的数。", {LEARNED}, set()),
     ("意思相近的词，向量也离得近", {POSITION}, set()),
     ("一个词的意义藏在它那一行向量所处的位置里", {POSITION}, set()),
     ("向量不随上下文变化", {CONTEXT}, set()),
@@ -100,7 +101,8 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("ID 大不代表更重要", set(), set()),
     ("ID 的大小并不是没有意义", set(), set()),
     ("查表和 one-hot 乘表不是一回事", set(), set()),
-    ("训练时不会改 ID，只改表里的数", set(), set()),  # the second clause names no subject
+    # its second clause names no subject; "only changes the numbers" says it all the same
+    ("训练时不会改 ID，只改表里的数", {LEARNED}, set()),
     ("ID 越大越重要？不对。", set(), set()),
     ("「ID 大的 token 更重要」：不对，ID 只是行号", {ROW}, set()),
     ("我原以为 ID 大的更重要，其实不是", set(), set()),
