@@ -55,7 +55,7 @@ class ServedSessions:
     """The session log and the cap across servers, through one connection of the server."""
 
     def __init__(self, data_dir: Path | None = None, *, database: str | None = None) -> None:
-        store = open_store(_SERVER, data_dir, database=database)
+        store = open_store(_SERVER, data_dir, database=database, bounded=True)
         assert isinstance(store, SqlProgressStore)
         self._store = store
         self.node = node_name()
