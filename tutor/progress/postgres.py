@@ -113,7 +113,11 @@ class PostgresStore(SqlProgressStore):
         if self._conn.closed or self._conn.broken:
             self._conn = connect(self._url, bounded=self._bounded)
             if self.on_reconnect is not None:
-                self.on_reconnect(self._conn)
+                try:
+                    self.on_reconnect(self._conn)
+                except BaseException:
+                    self._conn.close()  # the next statement tries the whole reconnect again
+                    raise
         return self._conn
 
     def _retrying(self, call: Callable[[psycopg.Connection[Any]], T]) -> T:
