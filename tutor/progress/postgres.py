@@ -21,13 +21,15 @@ from tutor.progress.store import StoreError, redact
 
 CONNECT_TIMEOUT_SECONDS = 10
 # libpq's TCP keepalives: a database machine that lost power or network is noticed after
-# 10 s of silence plus 3 unanswered probes 5 s apart, ~25 s, not the kernel's two hours
-# (ignored on Unix sockets, which cannot lose a peer that way)
+# 10 s of silence plus 3 unanswered probes 5 s apart, ~25 s, not the kernel's two hours;
+# tcp_user_timeout (ms) does the same for a statement sent and never acknowledged, which
+# keepalives do not cover (both are ignored on Unix sockets, which cannot lose a peer)
 KEEPALIVES = {
     "keepalives": 1,
     "keepalives_idle": 10,
     "keepalives_interval": 5,
     "keepalives_count": 3,
+    "tcp_user_timeout": 25_000,
 }
 # the server's own connection (tutor serve) sends only short statements: a session's log
 # row, a try-lock of its slot. One that takes longer than this is stuck (a lock held by a
