@@ -17,11 +17,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncssh
 import pytest
 
 from tests.postgres import PostgresServer, scalar
-from tests.serve.conftest import wait_until
-from tests.serve.test_two_nodes import open_sessions
+from tests.serve.conftest import Terminal, wait_until
+from tests.serve.test_two_nodes import open_sessions, start_node
 from tutor.serve.identity import Identity
 from tutor.serve.server import ServeConfig, TutorServer
 
@@ -106,4 +107,40 @@ async def test_a_hung_database_neither_freezes_the_server_nor_loses_a_slot(
         await wait_until(lambda: open_sessions(database) == 0, "the slot to be given back")
     finally:
         await server.stop()
+    assert open_claims(database) == 0
+
+
+async def test_a_learner_keeps_working_while_a_newcomer_waits_for_a_hung_database(
+    postgres_server: PostgresServer, keys: dict[str, asyncssh.SSHKey], tmp_path: Path
+) -> None:
+    """The reviewer's case on a real `tutor serve`: alice is reading; the server's
+    database connection hangs; bob connects; alice's keys are still answered."""
+    database = postgres_server.new_database()
+    node, port = await start_node(database, tmp_path)
+    backend = server_backend(database)  # before any learner's own connection exists
+    try:
+        alice = await Terminal.open(port, keys["alice"], size=(120, 60))
+        await alice.wait_for("embedding", "lesson")
+        alice.press("\r")
+        await alice.wait_for("Page 1 of")
+        os.kill(backend, signal.SIGSTOP)
+        unstick = threading.Timer(_UNSTICK_SECONDS, os.kill, (backend, signal.SIGCONT))
+        unstick.start()
+        try:
+            bob = await Terminal.open(port, keys["bob"], size=(120, 60))
+            for page in (2, 3):
+                alice.press("n")
+                await alice.wait_for(f"Page {page} of")  # answered while bob waits
+            assert "lesson" not in bob.text  # bob is still waiting to be admitted
+        finally:
+            os.kill(backend, signal.SIGCONT)
+            unstick.cancel()
+        await bob.wait_for("embedding", "lesson")  # admitted once the database answers
+        await wait_until(lambda: open_sessions(database) == 2, "both slots held")
+        await bob.hang_up()
+        await alice.hang_up()
+        await wait_until(lambda: open_sessions(database) == 0, "both slots given back")
+    finally:
+        node.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(node.wait, 30)
     assert open_claims(database) == 0
