@@ -4,9 +4,15 @@ in JSON, CSV and an 80-column table; guests counted, never listed; read-only."""
 from __future__ import annotations
 
 import csv
+import grp
 import io
 import json
+import os
+import re
+import shutil
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import asyncssh
@@ -87,6 +93,21 @@ def test_the_json_report_has_each_learner_question_and_guest_count(
     assert questions["onehot-distance"]["answered"] == 0
 
 
+def test_the_most_chosen_wrong_answer_counts_learners_not_tries(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    ada = open_as(ADA)
+    for _ in range(10):  # one learner retrying the same wrong option
+        ada.record_attempt("embedding", "close-ids", 1, False)
+    bob = open_as(BOB)
+    bob.record_attempt("embedding", "close-ids", 2, False)
+    bob.record_attempt("embedding", "close-ids", 1, False)
+    data = json.loads(report(where, "--json"))
+    close = {q["question"]: q for q in data["lessons"][0]["questions"]}["close-ids"]
+    assert close["most_chosen_wrong"].startswith("2. ")
+    assert close["most_chosen_wrong_count"] == 2  # Ada and Bob, each once
+
+
 def test_csv_has_a_row_per_learner_and_question(
     where: dict[str, object], open_as: OpenStore
 ) -> None:
@@ -100,11 +121,47 @@ def test_csv_has_a_row_per_learner_and_question(
 
 def test_the_table_fits_80_columns(where: dict[str, object], open_as: OpenStore) -> None:
     fill_class(open_as, where)
-    text = report(where)
+    text = report(where, "--lang", "en")
     assert "Guests: 3 sessions (never listed)" in text
     assert BOB[:15] + "…" in text
     widths = [cell_len(line) for line in text.splitlines()]
     assert max(widths) <= 80, text
+
+
+def latin_words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z]{2,}", text))
+
+
+def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """Every English word in the Chinese table is a name, an id, the source or the
+    lesson's own text; misconceptions are said in their Chinese wording."""
+    fill_class(open_as, where)
+    open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    text = report(where)
+    data = json.loads(report(where, "--json"))
+    (lesson,) = data["lessons"]
+    content = [lesson["title"], lesson["lesson"], data["source"]]
+    content += [row["name"] for row in lesson["learners"]]
+    for question in lesson["questions"]:
+        content += [question["question"], question["prompt"], question["most_chosen_wrong"] or ""]
+    assert lesson["misconceptions"] == [{"misconception": "bigger-id-matters", "learners": 1}]
+    assert "ID 大的 token 更重要" in text  # the misconception's Chinese wording, not its id
+    assert "bigger-id-matters" not in text
+    assert "访客：3 次会话（从不列出）" in text
+    assert latin_words(text) - latin_words(" ".join(content)) - {"ID", "token"} == set(), text
+    widths = [cell_len(line) for line in text.splitlines()]
+    assert max(widths) <= 80, text
+
+
+def test_the_english_table_says_misconceptions_in_english(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    text = report(where, "--lang", "en")
+    assert "A token with a bigger ID matters more" in text
+    assert "Misconception" in text and "ID 大的" not in text
 
 
 def test_reading_does_not_wait_for_a_learner_who_is_writing(tmp_path: Path) -> None:
@@ -179,7 +236,7 @@ def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadshee
     name = "=1+[red]x\x1b[2J"  # short enough for the name column
     keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
     where = {"data_dir": tmp_path}
-    table = report(where, "--authorized-keys", str(keys))
+    table = report(where, "--authorized-keys", str(keys), "--lang", "en")
     assert "=1+[red]x?[2J" in table
     assert "\x1b" not in table
     rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
@@ -207,3 +264,105 @@ def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptio
     counts = {m["misconception"]: m["learners"] for m in lesson["misconceptions"]}
     assert counts["training-changes-ids"] == 2  # Ada's answer and Bob's summary
     assert sum(counts.values()) == 3
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can read a store another user owns")
+def test_reading_as_root_leaves_only_files_the_stores_owner_can_write(tmp_path: Path) -> None:
+    """`sudo tutor report` while the server is stopped: the read-only open creates the
+    `-wal` and `-shm` files, and they must belong to the store's owner, or the server
+    could no longer write when it starts again."""
+    from tutor.progress.store import open_store
+
+    store = open_store(ADA, tmp_path)
+    store.visit_page("embedding", 1)
+    store.close()
+    owner = 65534  # nobody: a user other than the one reading
+    for path in [tmp_path, *tmp_path.iterdir()]:
+        os.chown(path, owner, owner)
+    (tmp_path / DB_FILENAME).chmod(0o640)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_FILENAME]  # server stopped
+    report({"data_dir": tmp_path}, "--json")
+    files = {p.name: p.stat() for p in tmp_path.iterdir()}
+    assert set(files) >= {DB_FILENAME, DB_FILENAME + "-shm", DB_FILENAME + "-wal"}
+    for name, stat in files.items():
+        assert (name, stat.st_uid, stat.st_gid) == (name, owner, owner)
+        assert (name, stat.st_mode & 0o777) == (name, 0o640)  # the owner may write
+
+
+@contextmanager
+def acting_as(user: str, *groups: str) -> Iterator[None]:
+    """Run the block with another user's effective ids (root only), then be root again."""
+    import grp
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    os.setgroups([grp.getgrnam(group).gr_gid for group in groups])
+    os.setegid(entry.pw_gid)
+    os.seteuid(entry.pw_uid)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+        os.setgroups([])
+
+
+def store_owned_by_nobody(mode: int) -> Path:
+    """A stopped server's store (no -wal, no -shm), owned by `nobody`, in a folder any user
+    may write (as a class's shared folder could be)."""
+    import tempfile
+
+    from tutor.progress.store import open_store
+
+    folder = Path(tempfile.mkdtemp(prefix="tutor-report-"))
+    store = open_store(ADA, folder)
+    store.visit_page("embedding", 1)
+    store.close()
+    (folder / DB_FILENAME).chmod(mode)
+    for path in [folder, *folder.iterdir()]:
+        shutil.chown(path, "nobody", "nogroup")
+    folder.chmod(0o777)
+    return folder
+
+
+needs_root_and_users = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("runuser") is None,
+    reason="acting as other users needs root",
+)
+
+
+@needs_root_and_users
+def test_another_user_who_could_strand_the_server_is_refused_and_creates_nothing() -> None:
+    """A teacher's own account (neither root nor the store's owner) would create `-wal` and
+    `-shm` the server's user could not write: the report says so instead of reading."""
+    from tutor.progress.classview import read_class
+    from tutor.progress.store import StoreError
+
+    folder = store_owned_by_nobody(0o644)
+    try:
+        with acting_as("postgres"), pytest.raises(StoreError) as refused:
+            read_class(folder)
+        assert "run it as the file's owner (nobody) or as root" in str(refused.value)
+        assert sorted(p.name for p in folder.iterdir()) == [DB_FILENAME]
+    finally:
+        shutil.rmtree(folder)
+
+
+@needs_root_and_users
+def test_another_user_in_the_stores_group_leaves_files_the_group_may_write() -> None:
+    from tutor.progress.classview import read_class
+
+    folder = store_owned_by_nobody(0o664)
+    try:
+        with acting_as("postgres", "nogroup"):
+            progress = read_class(folder)
+        assert list(progress.visits) == [(ADA, "embedding", 1)]
+        nogroup = grp.getgrnam("nogroup").gr_gid
+        for path in folder.iterdir():
+            assert (path.name, path.stat().st_gid, path.stat().st_mode & 0o777) == (
+                path.name,
+                nogroup,
+                0o664,
+            )
+    finally:
+        shutil.rmtree(folder)

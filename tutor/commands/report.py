@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from tutor.content.models import Lesson
     from tutor.progress.report import ClassReport, LessonReport, QuestionMark
+    from tutor.tui.i18n import Speaker
 
 
 def _mark(mark: QuestionMark) -> str:
@@ -50,31 +52,43 @@ def _table() -> Table:
     return Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
 
 
-def print_table(report: ClassReport) -> None:
+def print_table(report: ClassReport, lessons: list[Lesson], speaker: Speaker) -> None:
+    """The table in the interface's language; ids, names and the lessons' text as they are."""
     from rich.console import Console
     from rich.text import Text
 
+    from tutor.progress.report import misconception_names
+
+    say = speaker.t
     # no markup: learners' names are text, never styles or links
     console = Console(highlight=False, markup=False)
-    console.print(f"Progress from {report.source}, {_seen(report.generated_at, year=True)}")
+    when = _seen(report.generated_at, year=True)
+    console.print(say("report.source", source=report.source, when=when))
     guests = report.guest_sessions
-    console.print(f"Guests: {guests} session{'s' if guests != 1 else ''} (never listed)")
+    console.print(say("report.guests_one") if guests == 1 else say("report.guests", count=guests))
+    content = {lesson.id: lesson for lesson in lessons}
     for lesson in report.lessons:
         console.print()
         count = len(lesson.learners)
-        learners_text = f"{count} learner{'s' if count != 1 else ''}"
-        console.print(Text.assemble((lesson.title, "bold"), f" ({lesson.lesson}): {learners_text}"))
+        heading = (
+            say("report.lesson_one", lesson=lesson.lesson)
+            if count == 1
+            else say("report.lesson", lesson=lesson.lesson, count=count)
+        )
+        console.print(Text.assemble((lesson.title, "bold"), heading))
         learners = _table()
         # the name takes what the other columns leave: 16 columns on an 80-column terminal
         name_width = max(16, console.width - 64)
-        learners.add_column("Learner", overflow="ellipsis", no_wrap=True, max_width=name_width)
-        learners.add_column("Pages", justify="right", no_wrap=True)
-        learners.add_column("Last seen", no_wrap=True)
+        learners.add_column(
+            say("report.learner"), overflow="ellipsis", no_wrap=True, max_width=name_width
+        )
+        learners.add_column(say("report.pages"), justify="right", no_wrap=True)
+        learners.add_column(say("report.last_seen"), no_wrap=True)
         for number, _ in enumerate(lesson.questions, 1):
-            learners.add_column(f"Q{number}", no_wrap=True)
-        learners.add_column("Sum.", justify="right", no_wrap=True)
-        learners.add_column("Misc.", justify="right", no_wrap=True)
-        learners.add_column("Self", justify="right", no_wrap=True)
+            learners.add_column(say("report.q", number=number), no_wrap=True)
+        learners.add_column(say("report.summary"), justify="right", no_wrap=True)
+        learners.add_column(say("report.misc"), justify="right", no_wrap=True)
+        learners.add_column(say("report.self"), justify="right", no_wrap=True)
         for row in lesson.learners:
             learners.add_row(
                 row.name,
@@ -86,25 +100,25 @@ def print_table(report: ClassReport) -> None:
                 _self_check(row.self_check_covered, row.self_check_total),
             )
         console.print(learners)
-        console.print(
-            "Q: ✓/✗ whether the last answer was right, then the number of tries; · none. "
-            "Sum.: summary claims met. Misc.: misconceptions shown. Self: reference claims the "
-            "learner marked as covered by their answers."
-        )
-        _print_questions(console, lesson)
+        console.print(say("report.legend"))
+        names = misconception_names(content[lesson.lesson], speaker.lang)
+        _print_questions(console, lesson, names, speaker)
 
 
-def _print_questions(console: Console, lesson: LessonReport) -> None:
+def _print_questions(
+    console: Console, lesson: LessonReport, names: dict[str, str], speaker: Speaker
+) -> None:
+    say = speaker.t
     table = _table()
-    table.add_column("Q", no_wrap=True)
-    table.add_column("Question", overflow="fold", max_width=20)
-    table.add_column("Answered", justify="right", no_wrap=True)
-    table.add_column("Right 1st", justify="right", no_wrap=True)
-    table.add_column("Most chosen wrong answer", overflow="fold")
+    table.add_column(say("report.question_number"), no_wrap=True)
+    table.add_column(say("report.question"), overflow="fold", max_width=20)
+    table.add_column(say("report.answered"), justify="right", no_wrap=True)
+    table.add_column(say("report.right_first"), justify="right", no_wrap=True)
+    table.add_column(say("report.most_wrong"), overflow="fold")
     for number, row in enumerate(lesson.questions, 1):
         wrong = f"{row.most_chosen_wrong} (×{row.most_chosen_wrong_count})"
         table.add_row(
-            f"Q{number}",
+            say("report.q", number=number),
             row.question,
             str(row.answered),
             _share(row.right_first_try),
@@ -113,10 +127,11 @@ def _print_questions(console: Console, lesson: LessonReport) -> None:
     console.print(table)
     if lesson.misconceptions:
         misconceptions = _table()
-        misconceptions.add_column("Misconception")
-        misconceptions.add_column("Learners", justify="right")
+        misconceptions.add_column(say("report.misconception"))
+        misconceptions.add_column(say("report.learners"), justify="right")
         for item in lesson.misconceptions:
-            misconceptions.add_row(item.misconception, str(item.learners))
+            wording = names.get(item.misconception, item.misconception)
+            misconceptions.add_row(wording, str(item.learners))
         console.print(misconceptions)
 
 
@@ -213,5 +228,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv:
         write_csv(report)
     else:
-        print_table(report)
+        from tutor.tui.i18n import Speaker
+
+        print_table(report, lessons, Speaker("en" if getattr(args, "lang", None) == "en" else "zh"))
     return 0

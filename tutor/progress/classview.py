@@ -9,6 +9,7 @@ other even while learners write.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,10 +95,74 @@ def _fill(read: Callable[[str], Rows], version: int) -> ClassProgress:
     return out
 
 
+def _owner_can_write(path: Path, uid: int, gid: int) -> bool:
+    """Whether the user `uid` may write a file of `path`'s mode owned by someone else with
+    group `gid`: through its group bits if they are in the group, else its others' bits."""
+    import grp
+    import pwd
+
+    mode = path.stat().st_mode
+    if mode & 0o002:
+        return True
+    try:
+        owner = pwd.getpwuid(uid)
+        members = grp.getgrgid(gid).gr_mem
+    except KeyError:
+        return False
+    return bool(mode & 0o020) and (owner.pw_gid == gid or owner.pw_name in members)
+
+
+def _sidecars(path: Path) -> list[Path]:
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+
+
+def _guard_sidecars(path: Path) -> list[Path]:
+    """The `-wal` and `-shm` files the read-only open will create, once checked that the
+    file's owner (the server's user) can write them afterwards.
+
+    SQLite creates them when they are missing (no connection open: the server stopped),
+    owned by whoever reads, with the file's mode. As root it hands them to the file's
+    owner itself; as the owner nothing changes. Any other user's files are given the
+    file's group (possible when they are in it), which is enough only if the group or
+    everyone may write: otherwise reading is refused, so that the server never finds
+    files it cannot write ("attempt to write a readonly database")."""
+    missing = [sidecar for sidecar in _sidecars(path) if not sidecar.exists()]
+    status = path.stat()
+    if not missing or os.geteuid() in (0, status.st_uid):
+        return []
+    may_chgrp = status.st_gid == os.getegid() or status.st_gid in os.getgroups()
+    target_gid = status.st_gid if may_chgrp else os.getegid()
+    if not _owner_can_write(path, status.st_uid, target_gid):
+        import pwd
+
+        try:
+            owner = pwd.getpwuid(status.st_uid).pw_name
+        except KeyError:
+            owner = str(status.st_uid)
+        raise StoreError(
+            f"{path}: reading it now would create {missing[0].name} owned by you, which the "
+            f"server's user could not write; run it as the file's owner ({owner}) or as root "
+            "(or while the server runs)"
+        )
+    return missing
+
+
+def _hand_over(created: list[Path], path: Path) -> None:
+    """The files the open created get the database file's group."""
+    gid = path.stat().st_gid
+    for sidecar in created:
+        try:
+            if sidecar.stat().st_uid == os.geteuid() and sidecar.stat().st_gid != gid:
+                os.chown(sidecar, -1, gid)
+        except OSError:  # gone (the server removed them) or not ours to change
+            continue
+
+
 def read_sqlite(data_dir: Path) -> ClassProgress:
     path = data_dir / DB_FILENAME
     if not path.is_file():
         raise StoreError(f"{path}: no progress file here yet (has anyone used the tutor?)")
+    created = _guard_sidecars(path)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
     except sqlite3.Error as exc:
@@ -107,6 +172,7 @@ def read_sqlite(data_dir: Path) -> ClassProgress:
         with db:  # one read transaction: a consistent snapshot
             db.execute("BEGIN")
             (version,) = db.execute("PRAGMA user_version").fetchone()
+            _hand_over(created, path)  # the first read created them
             if version > SCHEMA_VERSION:
                 raise too_new(str(path), version, "--data-dir")
 

@@ -52,7 +52,7 @@ class QuestionRow(BaseModel):
     answered: int
     right_first_try: float | None  # share of those who answered
     most_chosen_wrong: str | None
-    most_chosen_wrong_count: int
+    most_chosen_wrong_count: int  # learners who chose it (each once, however many tries)
 
 
 class MisconceptionRow(BaseModel):
@@ -107,6 +107,14 @@ def _summary(lesson: Lesson) -> Summary | None:
     return None
 
 
+def misconception_names(lesson: Lesson, lang: str) -> dict[str, str]:
+    """Each misconception's wording in the lesson, by id, in Chinese or (`en`) English."""
+    summary = _summary(lesson)
+    if summary is None:
+        return {}
+    return {m.id: m.name_en if lang == "en" else m.name_zh for m in summary.misconceptions}
+
+
 def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
     """What the lesson's grader (the one the quiz uses) reads in a learner's text."""
     if not text.strip():
@@ -115,8 +123,9 @@ def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
 
 
 def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | None, int]:
-    """The wrong option (or value) most often given, and how often."""
-    wrong: Counter[str] = Counter()
+    """The wrong option (or value) chosen by the most learners, and by how many: each
+    learner counts once per option, however often they retried it."""
+    chosen: dict[str, set[str]] = {}
     for attempt in attempts:
         if attempt.correct:
             continue
@@ -126,16 +135,17 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
         elif question.type == "multiple" and isinstance(answer, list):
             picked = [i for i in answer if isinstance(i, int)]
         elif question.type == "numeric":
-            wrong[str(answer).strip()] += 1
+            chosen.setdefault(str(answer).strip(), set()).add(attempt.learner)
             continue
         else:
             continue
         for index in picked:
             if 0 <= index < len(question.choices) and not question.choices[index].correct:
-                wrong[f"{index + 1}. {question.choices[index].text}"] += 1
-    if not wrong:
+                option = f"{index + 1}. {question.choices[index].text}"
+                chosen.setdefault(option, set()).add(attempt.learner)
+    if not chosen:
         return None, 0
-    (value, count), *_ = wrong.most_common(1)
+    (value, count), *_ = Counter({value: len(who) for value, who in chosen.items()}).most_common(1)
     return value, count
 
 
