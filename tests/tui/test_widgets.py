@@ -470,3 +470,19 @@ async def test_neighbour_lists_show_each_neighbours_id(
         assert all(abs(n.id - token_id) <= 3 for n in id_answer.result.neighbours)
         assert any(BYTES.fullmatch(n.piece) for n in id_answer.result.neighbours)  # 猫's
         assert "是一个字的 UTF-8 编码里的几个字节" in panel.plain_text()
+
+
+def test_the_columns_the_prose_points_to_are_the_neighbour_panels_titles() -> None:
+    """ "看「按 ID 差」一栏": a learner looks for the column by the words the page uses."""
+    import re
+
+    from tutor.core.paths import content_dir
+    from tutor.tui.i18n import t
+
+    titles = {t(f"nb.scheme.{scheme}", "zh") for scheme in ("id", "onehot", "before", "after")}
+    pointed = [
+        match.group(1) or match.group(2)
+        for path in sorted((content_dir() / LESSON).glob("*.md"))
+        for match in re.finditer(r"「([^」]+)」一栏|([\w()（）-]+)\s*一栏", path.read_text())
+    ]
+    assert pointed and set(pointed) <= titles, pointed

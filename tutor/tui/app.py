@@ -210,7 +210,7 @@ class TutorApp(App[None]):
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
         if small != self.has_class("-too-small"):
             self.set_class(small, "-too-small")
-            if self.is_running:
+            if self.is_running and self.screen_stack:  # in on_load no screen is there yet
                 for key_line in self.screen.query(KeyBar):
                     key_line.show_keys()
 
