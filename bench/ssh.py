@@ -755,8 +755,23 @@ def main(argv: Sequence[str] | None = None) -> None:
             "phase_s": phase_s,
             "warmup_s": WARMUP_S,
             "levels": results,
-            "target": {"sessions": 50, "p95_ms": 150, "idle_pss_mb_per_session": 15},
-            "target_met": any(r["sessions"] == 50 and r["p95_ms"] <= 150 for r in results),  # type: ignore[operator]
+            "target": {
+                "sessions": 50,
+                "idle_sessions": 200,
+                "p95_ms": 150,
+                "idle_pss_mb_per_session": 15,
+            },
+            # each only where the run measured it: 50 typing (beside 200 idle, for the
+            # memory target, which is for sessions forked from the template)
+            "target_met": {
+                "p95_ms": any(r["sessions"] == 50 and r["p95_ms"] <= 150 for r in results),  # type: ignore[operator]
+                "idle_pss_mb_per_session": any(
+                    r["session_start"] == "fork"
+                    and r["idle_sessions"] >= 200  # type: ignore[operator]
+                    and r["memory_idle"]["pss_mb_session_median"] <= 15  # type: ignore[index]
+                    for r in results
+                ),
+            },
         }
     )
 

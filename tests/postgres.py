@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +51,14 @@ class PostgresServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
+
+
+def scalar(url: str, sql: str, params: tuple[object, ...] = ()) -> Any:
+    """The one value a query returns, on a connection of its own."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(sql, params).fetchone()[0]  # type: ignore[index]
 
 
 def _as_server_user(argv: list[str]) -> list[str]:

@@ -93,6 +93,8 @@ def check_train(r: dict) -> None:
 
 
 def check_ssh(r: dict) -> None:
+    # each target is judged where it was measured: a quick run measures neither
+    assert r["target_met"] == {"p95_ms": False, "idle_pss_mb_per_session": False}
     levels = r["levels"]
     # side by side: sessions forked from the template, then spawned
     assert [level["session_start"] for level in levels] == ["fork", "spawn"]

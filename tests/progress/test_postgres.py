@@ -10,7 +10,7 @@ import pytest
 
 from tests.postgres import PostgresServer
 from tutor.progress.migrations import SCHEMA_VERSION
-from tutor.progress.postgres import PostgresStore
+from tutor.progress.postgres import PostgresStore, connect
 from tutor.progress.store import StoreError, open_store
 
 
@@ -82,3 +82,18 @@ def test_many_first_starts_at_once_on_a_new_database(postgres_server: PostgresSe
     with psycopg.connect(url, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM positions").fetchone()[0] == 8
+
+
+def test_connections_notice_a_dead_peer_and_the_server_s_own_ends_stuck_statements(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    with connect(url, bounded=True) as bounded, connect(url) as learner:
+        for conn in (bounded, learner):
+            given = conn.info.get_parameters()
+            assert (given["keepalives"], given["keepalives_idle"]) == ("1", "10")
+            assert (given["keepalives_interval"], given["keepalives_count"]) == ("5", "3")
+            assert given["tcp_user_timeout"] == "25000"
+        assert bounded.execute("SHOW statement_timeout").fetchone() == ("5s",)
+        assert bounded.execute("SHOW lock_timeout").fetchone() == ("5s",)
+        assert learner.execute("SHOW statement_timeout").fetchone() == ("0",)

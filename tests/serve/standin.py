@@ -62,3 +62,17 @@ def echo_line(args: Sequence[str]) -> int:
     """Read one line from the terminal and say it back."""
     print(MARK + input() + MARK, flush=True)
     return 5
+
+
+def faulty_tutor(args: Sequence[str]) -> int:
+    """The real tutor, with a fault in its first screen on a terminal under 10 columns: a
+    bug only some learners meet, the others' sessions running on beside them."""
+    from tutor.cli import main
+    from tutor.tui.app import TutorApp
+
+    def fault(self: TutorApp) -> None:
+        raise RuntimeError("a fault the test put in the first screen")
+
+    if os.get_terminal_size(0).columns < 10:
+        TutorApp.on_ready = fault  # type: ignore[method-assign]
+    return main(list(args))

@@ -15,7 +15,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, connect, wait_until
+from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
 from tutor.crash import EXIT_CRASH
 from tutor.serve.server import TutorServer
 from tutor.serve.session import RESET_SEQUENCE
@@ -284,11 +284,13 @@ async def test_server_stop_ends_sessions_with_a_message(
 
 
 async def test_a_crash_is_an_apology_for_the_learner_and_a_traceback_in_the_log(
-    reaped: TutorServer, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="tutor.serve")
-    term = await Terminal.open(reaped.port, keys["carol"], size=(1, 1))  # Textual fails at 1×1
-    assert await term.closed() == EXIT_CRASH
+    config = make_config(tmp_path, session_entry="tests.serve.standin:faulty_tutor")
+    async with serving(config) as reaped:
+        term = await Terminal.open(reaped.port, keys["carol"], size=(1, 1))  # its fault
+        assert await term.closed() == EXIT_CRASH
     seen = term.raw.decode(errors="replace")
     assert "Traceback" not in seen and 'File "' not in seen
     flat = "".join(seen.split())

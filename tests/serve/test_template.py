@@ -156,12 +156,13 @@ async def test_a_session_comes_from_the_template(
 async def test_a_forked_session_that_crashes_leaves_the_others_running(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
 ) -> None:
-    async with serving(make_config(tmp_path)) as server:
+    config = make_config(tmp_path, session_entry="tests.serve.standin:faulty_tutor")
+    async with serving(config) as server:
         assert server.template is not None
         steady = await Terminal.open(server.port, keys["alice"])
         await steady.wait_for(*HOME_WORDS)
         home = await steady.settled()
-        crashing = await Terminal.open(server.port, keys["bob"], size=(1, 1))  # Textual fails
+        crashing = await Terminal.open(server.port, keys["bob"], size=(1, 1))  # its fault
         assert await crashing.closed() == EXIT_CRASH
         assert server.template.usable and len(server.children) == 1
         steady.press("\x10")  # ctrl+p: the palette still opens in the other session

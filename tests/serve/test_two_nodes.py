@@ -20,7 +20,7 @@ import asyncssh
 import psycopg
 import pytest
 
-from tests.postgres import PostgresServer
+from tests.postgres import PostgresServer, scalar
 from tests.serve.conftest import Terminal, gone, session_pids_of, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -53,10 +53,7 @@ def on_b_pid(node: subprocess.Popen[str]) -> int:
 
 def open_sessions(database: str) -> int:
     """Session slots held on the database (advisory locks of live servers)."""
-    with psycopg.connect(database, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-        ).fetchone()[0]
+    return scalar(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
 
 
 async def write_in_section(term: Terminal, section: int, text: str) -> None:

@@ -106,10 +106,11 @@ def make_app(data_dir: Path) -> Callable[..., TutorApp]:
 
 
 def tutor_on_pty(
-    data_dir: Path, columns: int, rows: int, *args: str
+    data_dir: Path, columns: int, rows: int, *args: str, python_path: Path | None = None
 ) -> tuple[int, subprocess.Popen[bytes]]:
     """The real `tutor ARGS` on a new pseudo-terminal of this size, with its own progress
-    and home in `data_dir`: (the terminal's other end, the process)."""
+    and home in `data_dir`: (the terminal's other end, the process). `python_path`: a
+    folder Python reads first (a test's sitecustomize.py)."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = {
@@ -119,6 +120,7 @@ def tutor_on_pty(
         "LANG": "C.UTF-8",
         "TUTOR_DATA_DIR": str(data_dir),
         "TUTOR_CACHE_DIR": os.environ["TUTOR_CACHE_DIR"],
+        **({"PYTHONPATH": str(python_path)} if python_path else {}),
     }
     child = subprocess.Popen(
         [sys.executable, "-m", "tutor", *args],

@@ -1,8 +1,9 @@
 """A bug ends the tutor with an apology and an incident id, never a traceback, and a
 failed save is a notification, not an end.
 
-The crashes are real: a 1×1 terminal, a progress file with a broken page, and SQLite's
-own "database or disk is full" (its page limit set to the pages already used).
+The crashes are real: a fault put into the running tutor (a sitecustomize.py that makes
+its first screen raise), a progress file with a broken page, and SQLite's own "database
+or disk is full" (its page limit set to the pages already used).
 """
 
 from __future__ import annotations
@@ -43,13 +44,38 @@ async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
     raise AssertionError("never happened")
 
 
+# Python reads a sitecustomize.py on its path as it starts: this one makes the app's first
+# screen raise, as a bug in it would
+FAULT = """
+import tutor.tui.app
+
+
+def _fault(self):
+    raise RuntimeError("a fault the test put in the first screen")
+
+
+tutor.tui.app.TutorApp.on_ready = _fault
+"""
+
+
 def run_on_pty(
-    data_dir: Path, cols: int, rows: int, keys: bytes = b"", command: tuple[str, ...] = ()
+    data_dir: Path,
+    cols: int,
+    rows: int,
+    keys: bytes = b"",
+    command: tuple[str, ...] = (),
+    fault: bool = False,
 ) -> tuple[int, str]:
     """`tutor --lang en [COMMAND]` on a terminal of this size: (exit status, everything it
-    printed). `keys` are typed once it has drawn, and q after them if it is still running."""
+    printed). `keys` are typed once it has drawn, and q after them if it is still running.
+    `fault`: the first screen raises."""
     args = ("--lang", "en", "--learner", LEARNER, *command)
-    leader, child = tutor_on_pty(data_dir, cols, rows, *args)
+    python_path = None
+    if fault:
+        python_path = data_dir.parent / f"{data_dir.name}-fault"
+        python_path.mkdir()
+        (python_path / "sitecustomize.py").write_text(FAULT)
+    leader, child = tutor_on_pty(data_dir, cols, rows, *args, python_path=python_path)
     output = bytearray()
     typed = False
     deadline = time.monotonic() + 60
@@ -90,15 +116,24 @@ def assert_apology_and_crash_file(status: int, printed: str, data_dir: Path, err
     assert error in report
 
 
-def test_a_one_by_one_terminal_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
-    status, printed = run_on_pty(tmp_path, 1, 1)
-    assert_apology_and_crash_file(status, printed, tmp_path, "Error")
+def test_a_fault_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
+    status, printed = run_on_pty(tmp_path, 80, 24, fault=True)
+    assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
 def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
     """`tutor preview` ends on a bug the way `tutor` does, not with a traceback."""
-    status, printed = run_on_pty(tmp_path, 1, 1, command=("preview",))
-    assert_apology_and_crash_file(status, printed, tmp_path, "Error")
+    status, printed = run_on_pty(tmp_path, 80, 24, command=("preview",), fault=True)
+    assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
+
+
+@pytest.mark.parametrize("size", [(1, 1), (5, 3)], ids=["1x1", "5x3"])
+def test_a_tiny_terminal_at_start_is_no_crash(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Too small a window asks to be enlarged (a real terminal: the app sees its size
+    before any screen exists, which a headless test never shows); q still quits."""
+    status, printed = run_on_pty(tmp_path, *size, command=("lesson", "embedding", "--page", "2"))
+    assert status == 0, printed[-2000:]
+    assert "Traceback" not in printed and not (tmp_path / "crashes").exists()
 
 
 def test_a_progress_file_with_a_broken_page_ends_with_an_apology(tmp_path: Path) -> None:

@@ -100,6 +100,22 @@ async def test_a_tiny_terminal_asks_to_be_enlarged_and_recovers(
             assert "下一页" in str(app.screen.query_one(KeyBar).render())
 
 
+async def test_a_window_shrunk_below_the_minimum_and_grown_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The lesson list under the page is laid out too: at 5 columns its options had none
+    to wrap in (`range() arg 3 must not be zero`)."""
+    app = make_app(start_lesson=LESSON, start_page=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.resize_terminal(5, 3)
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert app.is_running and app._exception is None
+        assert isinstance(app.screen, PageScreen) and app.screen.page.number == 2
+
+
 LEAVING_KEYS = ["n", "p", "h", "question_mark", "ctrl+p", "escape"]
 
 

@@ -60,6 +60,21 @@ async def test_the_heatmap_at_80x24(make_app: Callable[..., TutorApp]) -> None:
         assert f"{round(matrix[row, column] * 100):3d}" in "\n".join(lines)
 
 
+async def test_the_heatmap_reached_by_tab_shows_its_readout(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Through the fact strip above it: the strip folds its source away as it loses focus,
+    after Textual has scrolled the heatmap to the layout with the source still open."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        while app.focused is not heatmap:
+            await pilot.press("tab")
+            await settle(pilot)
+        assert on_screen(heatmap, 1) and on_screen(heatmap, heatmap.size.height - 1)
+
+
 async def test_page_one_says_its_title_once(make_app: Callable[..., TutorApp]) -> None:
     """The lesson card opens with the question: the page's own title above it repeated it."""
     lesson = shipped_lesson()

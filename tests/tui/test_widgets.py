@@ -506,3 +506,19 @@ async def test_heatmap_numbers_are_each_set_apart_at_80_columns(
         assert min(seen.values()) <= -10  # two-digit negatives are among those read
         for (row, column), shown in seen.items():
             assert shown == round(float(heatmap.matrix[row - 1, column - 1]) * 100)
+
+
+def test_the_columns_the_prose_points_to_are_the_neighbour_panels_titles() -> None:
+    """ "看「按 ID 差」一栏": a learner looks for the column by the words the page uses."""
+    import re
+
+    from tutor.core.paths import content_dir
+    from tutor.tui.i18n import t
+
+    titles = {t(f"nb.scheme.{scheme}", "zh") for scheme in ("id", "onehot", "before", "after")}
+    pointed = [
+        match.group(1) or match.group(2)
+        for path in sorted((content_dir() / LESSON).glob("*.md"))
+        for match in re.finditer(r"「([^」]+)」一栏|([\w()（）-]+)\s*一栏", path.read_text())
+    ]
+    assert pointed and set(pointed) <= titles, pointed

@@ -68,6 +68,7 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("用 ID 去查表", {LOOKUP}, set()),
     ("这些参数起初是随机的", {LEARNED}, set()),
     ("这张表是可学习的", {LEARNED}, set()),
+    ("训练不会改变 ID，只改变表里的数。", {LEARNED}, set()),
     ("意思相近的词，向量也离得近", {POSITION}, set()),
     ("一个词的意义藏在它那一行向量所处的位置里", {POSITION}, set()),
     ("向量不随上下文变化", {CONTEXT}, set()),
@@ -100,7 +101,8 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("ID 大不代表更重要", set(), set()),
     ("ID 的大小并不是没有意义", set(), set()),
     ("查表和 one-hot 乘表不是一回事", set(), set()),
-    ("训练时不会改 ID，只改表里的数", set(), set()),  # the second clause names no subject
+    # its second clause names no subject; "only changes the numbers" says it all the same
+    ("训练时不会改 ID，只改表里的数", {LEARNED}, set()),
     ("ID 越大越重要？不对。", set(), set()),
     ("「ID 大的 token 更重要」：不对，ID 只是行号", {ROW}, set()),
     ("我原以为 ID 大的更重要，其实不是", set(), set()),
@@ -205,6 +207,22 @@ def test_a_negated_claim_is_reported_with_the_clause_that_denies_it(
     result = grade(summary_rubric, "我觉得 ID 不是行号，而是一个数量。")
     row = next(claim for claim in result.claims if claim.id == ROW)
     assert (row.met, row.denied, row.evidence) == (False, True, "我觉得 ID 不是行号")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ID 相近不代表意思相近。",
+        "编号挨着并不说明意思接近。",
+        "Close IDs do not mean similar meanings.",
+    ],
+)
+def test_rejecting_a_misconception_denies_no_claim(summary_rubric: Rubric, answer: str) -> None:
+    """Its words (意思相近) are also a claim's; negated there, the learner rejects the
+    misconception, which is right, not the claim."""
+    result = grade(summary_rubric, answer)
+    assert [claim.id for claim in result.claims if claim.denied] == []
+    assert result.matched == []
 
 
 def test_the_reference_summary_makes_every_claim_and_states_no_misconception(

@@ -220,7 +220,17 @@ def grade(rubric: Rubric, text: str) -> Grade:
                 )
             )
         else:
-            denial = next((h for h in hits if h.polarity == "denied"), None)
+            # a clause that negates a misconception contradicting this claim rejects the
+            # misconception ("ID 相近不代表意思相近"), not the claim whose words it shares
+            rejecting = {
+                hit.clause
+                for rival in rivals
+                for hit in found.get(rival, [])
+                if hit.polarity == "denied"
+            }
+            denial = next(
+                (h for h in hits if h.polarity == "denied" and h.clause not in rejecting), None
+            )
             evidence = denial.quote if denial else ""
             claims.append(
                 ClaimVerdict(id=claim.id, met=False, evidence=evidence, denied=bool(denial))

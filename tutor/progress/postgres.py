@@ -20,6 +20,22 @@ from tutor.progress.sql import Run, SqlProgressStore, T
 from tutor.progress.store import StoreError, redact
 
 CONNECT_TIMEOUT_SECONDS = 10
+# libpq's TCP keepalives: a database machine that lost power or network is noticed after
+# 10 s of silence plus 3 unanswered probes 5 s apart, ~25 s, not the kernel's two hours;
+# tcp_user_timeout (ms) does the same for a statement sent and never acknowledged, which
+# keepalives do not cover (both are ignored on Unix sockets, which cannot lose a peer)
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 25_000,
+}
+# the server's own connection (tutor serve) sends only short statements: a session's log
+# row, a try-lock of its slot. One that takes longer than this is stuck (a lock held by a
+# hung transaction, an overloaded database) and is ended, so the learner waiting to be
+# admitted is told so instead of waiting for ever
+BOUNDED_STATEMENT_MS = 5000
 # pg_advisory_xact_lock key that serialises schema changes between first starts
 _MIGRATION_LOCK = 0x7475746F72
 
@@ -30,16 +46,23 @@ def dialect(sql: str) -> str:
     return re.sub(r"\?", "%s", sql)
 
 
-def connect(url: str, *, read_only: bool = False) -> psycopg.Connection[Any]:
-    """An autocommit connection, or a StoreError that names the (redacted) URL."""
-    options = "-c default_transaction_read_only=on" if read_only else None
+def connect(url: str, *, read_only: bool = False, bounded: bool = False) -> psycopg.Connection[Any]:
+    """An autocommit connection, or a StoreError that names the (redacted) URL; a
+    `bounded` one ends any statement or lock wait after BOUNDED_STATEMENT_MS."""
+    settings = ["-c default_transaction_read_only=on"] if read_only else []
+    if bounded:
+        settings += [
+            f"-c statement_timeout={BOUNDED_STATEMENT_MS}",
+            f"-c lock_timeout={BOUNDED_STATEMENT_MS}",
+        ]
     try:
         return psycopg.connect(
             url,
             autocommit=True,
             connect_timeout=CONNECT_TIMEOUT_SECONDS,
             application_name="tutor",
-            options=options,
+            options=" ".join(settings) or None,
+            **KEEPALIVES,
         )
     except psycopg.Error as exc:
         raise StoreError(f"{redact(url)}: cannot open the progress database: {exc}") from exc
@@ -67,11 +90,14 @@ class PostgresStore(SqlProgressStore):
     # a database that stays unreachable ends in StoreError from connect()
     WRITE_ERRORS: ClassVar[tuple[type[Exception], ...]] = (psycopg.Error, StoreError)
 
-    def __init__(self, learner: str, url: str) -> None:
+    def __init__(self, learner: str, url: str, *, bounded: bool = False) -> None:
         self.learner = learner
         self.guest = False
         self._url = url
-        self._conn = connect(url)
+        self._bounded = bounded
+        # run on every new connection after the first, before any statement is retried
+        self.on_reconnect: Callable[[psycopg.Connection[Any]], None] | None = None
+        self._conn = connect(url, bounded=bounded)
         try:
             migrate(self._conn, url)
         except psycopg.Error as exc:
@@ -87,7 +113,13 @@ class PostgresStore(SqlProgressStore):
 
     def _fresh(self) -> psycopg.Connection[Any]:
         if self._conn.closed or self._conn.broken:
-            self._conn = connect(self._url)
+            self._conn = connect(self._url, bounded=self._bounded)
+            if self.on_reconnect is not None:
+                try:
+                    self.on_reconnect(self._conn)
+                except BaseException:
+                    self._conn.close()  # the next statement tries the whole reconnect again
+                    raise
         return self._conn
 
     def _retrying(self, call: Callable[[psycopg.Connection[Any]], T]) -> T:

@@ -6,11 +6,18 @@
   holds one of its learner's `cap` slots as a session-level advisory lock on its
   server's connection, so a server that dies (killed, power lost) gives its slots back
   the moment PostgreSQL sees its connection close: no timeouts, no stale rows.
+  The locks die with a connection that merely broke, too (a database restart, a network
+  cut), while the server's sessions go on: so on its new connection the server takes
+  every slot it holds again before anything else. A slot another server gave away in
+  between stays with that server's session; the session here is not ended (its learner
+  did nothing wrong) and stays counted here, so that learner may briefly have one
+  session over the cap; the log says so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import time
@@ -18,9 +25,13 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tutor.progress.sql import SqlProgressStore
 from tutor.progress.store import StoreError, open_store
+
+if TYPE_CHECKING:
+    import psycopg
 
 # the store's learner id for the server's own connection; it writes no learner rows
 _SERVER = "(tutor serve)"
@@ -55,12 +66,33 @@ class ServedSessions:
     """The session log and the cap across servers, through one connection of the server."""
 
     def __init__(self, data_dir: Path | None = None, *, database: str | None = None) -> None:
-        store = open_store(_SERVER, data_dir, database=database)
+        store = open_store(_SERVER, data_dir, database=database, bounded=True)
         assert isinstance(store, SqlProgressStore)
         self._store = store
         self.node = node_name()
         self.across_servers = database is not None
         self._held: set[tuple[str, int]] = set()
+        if self.across_servers:
+            from tutor.progress.postgres import PostgresStore
+
+            assert isinstance(store, PostgresStore)
+            store.on_reconnect = self._take_back
+
+    def _take_back(self, conn: psycopg.Connection[Any]) -> None:
+        """On a new connection, the slots of the sessions this server still runs."""
+        for learner, slot in sorted(self._held):
+            (taken,) = conn.execute(  # type: ignore[misc]
+                "SELECT pg_try_advisory_lock(hashtext(%s), %s)", (learner, slot)
+            ).fetchone()
+            if not taken:
+                logging.getLogger("tutor.serve").warning(
+                    "progress database: the connection broke and another server gave "
+                    "slot %d of learner=%s to a new session meanwhile; the session here "
+                    "goes on and is still counted here, so this learner may have one "
+                    "session over the cap until one ends",
+                    slot,
+                    learner,
+                )
 
     def start(self, learner: str, *, guest: bool, cap: int) -> Claim | None:
         """Log a new session, or None when the learner already holds `cap` sessions on

@@ -142,6 +142,7 @@ def open_store(
     *,
     database: str | None = None,
     guest: bool = False,
+    bounded: bool = False,
 ) -> ProgressStore:
     """The learner's store on the backend the arguments name (see the module docstring);
     one that cannot be opened raises StoreError with a code saying why (`cannot_open`)."""
@@ -158,7 +159,7 @@ def open_store(
     from tutor.progress.postgres import PostgresStore
 
     try:
-        return PostgresStore(learner, check_database_url(database))
+        return PostgresStore(learner, check_database_url(database), bounded=bounded)
     except StoreError as exc:
         raise cannot_open(exc, redact(database)) from exc
 

@@ -8,13 +8,14 @@ import select
 import shutil
 import time
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
-from tutor.progress.sessions import ServedSessions
+from tutor.progress.sessions import Claim, ServedSessions
 from tutor.progress.store import StoreError
 from tutor.serve.child import ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
@@ -68,6 +69,9 @@ class ServeConfig:
     # a postgresql:// URL: progress in that database (shared by every server on it), not
     # in the data dir, which then keeps only the host key
     database: str | None = None
+    # how long admitting a session waits for that database before the learner is told to
+    # tell the teacher: one reconnect (CONNECT_TIMEOUT_SECONDS) plus one bounded statement
+    database_wait: float = 15.0
     # "fork": sessions are forks of a pre-loaded template process (template.py), a fraction
     # of the memory and start time; "spawn": each starts a fresh Python
     session_start: str = "fork"
@@ -353,39 +357,71 @@ class TutorServer:
         self._listener: asyncssh.SSHAcceptor | None = None
         self.port = config.port
         self.served: ServedSessions | None = None
+        # every call on the server's one database connection runs here, one at a time, so
+        # a database that hangs stalls only admissions, never the sessions already open
+        self._database = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tutor-database")
         self.template: SessionTemplate | None = None
 
-    def admit_session(self, session: TutorSession, connection: Hashable, ip: str) -> Refusal | None:
+    async def admit_session(
+        self, session: TutorSession, connection: Hashable, ip: str
+    ) -> Refusal | None:
         """A slot for a new session on this server and, on a shared database, under the
-        learner's cap across every server; or why not (the message is the learner's)."""
-        assert self.served is not None
+        learner's cap across every server; or why not (the message is the learner's).
+        The database is asked in its own thread and waited for at most `database_wait`."""
+        served = self.served
+        assert served is not None
         identity = session.identity
         refusal = self.caps.acquire(identity, connection, ip)
         if refusal is not None:
             return refusal
-        try:
-            session.claim = self.served.start(
-                identity.learner_id, guest=identity.guest, cap=self.config.max_sessions_per_key
+        cap = self.config.max_sessions_per_key
+        started = asyncio.wrap_future(
+            self._database.submit(served.start, identity.learner_id, guest=identity.guest, cap=cap)
+        )
+        done, _ = await asyncio.wait({started}, timeout=self.config.database_wait)
+        if not done:
+            started.add_done_callback(self._give_back_late)
+            self.log.error(
+                "progress database: no answer within %.0f s; session refused learner=%s",
+                self.config.database_wait,
+                identity.learner_id,
             )
-        except StoreError as exc:
-            self.caps.release(identity, connection, ip)
-            self.log.error("progress database: %s", exc)
-            return Refusal(
-                "database",
-                "The tutor cannot reach its progress database; please tell the teacher.",
-            )
-        if session.claim is None:
-            self.caps.release(identity, connection, ip)
-            return self.caps.key_limit(self.config.max_sessions_per_key, " on this tutor's servers")
-        return None
+        elif started.exception() is not None:
+            self.log.error("progress database: %s", started.exception())
+        else:
+            session.claim = started.result()
+            if session.claim is None:
+                self.caps.release(identity, connection, ip)
+                return self.caps.key_limit(cap, " on this tutor's servers")
+            return None
+        self.caps.release(identity, connection, ip)
+        return Refusal(
+            "database", "The tutor cannot reach its progress database; please tell the teacher."
+        )
+
+    def _give_back_late(self, started: asyncio.Future[Claim | None]) -> None:
+        """A claim the database granted after its session was refused ends at once."""
+        if not started.cancelled() and started.exception() is None:
+            claim = started.result()
+            if claim is not None:
+                self._end_claim(claim)
+
+    def _end_claim(self, claim: Claim) -> None:
+        served = self.served
+        assert served is not None
+
+        def end() -> None:
+            try:
+                served.end(claim)
+            except StoreError as exc:
+                self.log.error("progress database: %s", exc)
+
+        self._database.submit(end)
 
     def leave_session(self, session: TutorSession, connection: Hashable, ip: str) -> None:
         self.caps.release(session.identity, connection, ip)
         if session.claim is not None and self.served is not None:
-            try:
-                self.served.end(session.claim)
-            except StoreError as exc:
-                self.log.error("progress database: %s", exc)
+            self._end_claim(session.claim)
             session.claim = None
 
     def admit(self, connection: _Connection, ip: str) -> Refusal | None:
@@ -422,7 +458,10 @@ class TutorServer:
     async def start(self) -> None:
         # a crash may have left guests' scratch data behind; guests never keep data
         shutil.rmtree(self.config.data_dir / "guests", ignore_errors=True)
-        self.served = ServedSessions(self.config.data_dir, database=self.config.database)
+        self.served = await asyncio.get_running_loop().run_in_executor(
+            self._database,
+            lambda: ServedSessions(self.config.data_dir, database=self.config.database),
+        )
         asyncio.get_running_loop().set_exception_handler(self._loop_exception)
         if self.config.session_start == "fork":
             # before listening: the first learner's session comes from it already
@@ -473,4 +512,11 @@ class TutorServer:
         if self.template is not None:
             await self.template.stop()
         if self.served is not None:
-            self.served.close()
+            # sessions' ends queued before it; a hung database delays stopping no longer
+            closed = asyncio.wrap_future(self._database.submit(self.served.close))
+            done, _ = await asyncio.wait({closed}, timeout=self.config.database_wait)
+            if not done:
+                self.log.error("progress database: no answer while stopping; sessions stay open")
+            elif closed.exception() is not None:
+                self.log.error("progress database: %s", closed.exception())
+        self._database.shutdown(wait=False)

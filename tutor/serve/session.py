@@ -132,7 +132,17 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             )
             self._refuse("no-pty")
             return
-        refusal = self._server.admit_session(self, self._connection, self.ip)
+        # the progress database is asked off the event loop: other sessions go on meanwhile
+        admitting = self._loop.create_task(self._admit_and_start())
+        self._server.closing.add(admitting)
+        admitting.add_done_callback(self._server.closing.discard)
+
+    async def _admit_and_start(self) -> None:
+        refusal = await self._server.admit_session(self, self._connection, self.ip)
+        if self._ended:  # the learner left while the database answered
+            if refusal is None:
+                self._server.leave_session(self, self._connection, self.ip)
+            return
         if refusal is not None:
             self._write_line(refusal.message)
             self._refuse(refusal.reason)

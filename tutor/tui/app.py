@@ -66,6 +66,15 @@ def screen_class(kind: str) -> type[PageScreen]:
 
 THEMES = ("textual-dark", "textual-light")
 KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) is instant
+# What the learner typed into the fields of a page taken down is kept in memory (never on
+# disk) for when the page is built again: for the TYPED_PAGES pages taken down last (the
+# shipped lesson has 7 pages with fields, at most 8 fields on one), each value cut at its
+# field's maximum length, else at LONGEST_TYPED (the longest text a field takes, as
+# tutor.tui.driver's MAX_PASTE_CHARS). Older pages are dropped first while all kept values
+# pass TYPED_CHARS together: the newest page's and at most 200,000 more (< 1 MB).
+TYPED_PAGES = 8
+LONGEST_TYPED = 100_000
+TYPED_CHARS = 200_000
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 # Python's own full collections are put off this many times longer while the app runs: the
 # app collects after each page turn that leaves a page behind. A page build makes 4-11
@@ -124,6 +133,8 @@ class TutorApp(App[None]):
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
         self._opening: tuple[str, int] | None = None  # the page open_page went to last
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
+        # what was typed on pages taken down, by (lesson id, page number), oldest first
+        self._typed: dict[tuple[str, int], dict[str, str]] = {}
 
     # start-up ----------------------------------------------------------------
 
@@ -199,7 +210,7 @@ class TutorApp(App[None]):
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
         if small != self.has_class("-too-small"):
             self.set_class(small, "-too-small")
-            if self.is_running:
+            if self.is_running and self.screen_stack:  # in on_load no screen is there yet
                 for key_line in self.screen.query(KeyBar):
                     key_line.show_keys()
 
@@ -354,6 +365,9 @@ class TutorApp(App[None]):
             self._kept.append(kept)
             return kept
         screen = screen_class(page.kind)(lesson, page)
+        typed = self._typed.pop((lesson.id, page.number), None)
+        if typed is not None:
+            screen.typed.before = typed
         self.install_screen(screen, f"page-{id(screen)}")
         self._kept.append(screen)
         return screen
@@ -373,12 +387,26 @@ class TutorApp(App[None]):
             if any(screen is shown for shown in self.screen_stack):
                 continue
             self._kept.remove(screen)
+            self._keep_typed(screen)
             self.uninstall_screen(screen)
             if screen.is_attached:
                 await screen.remove()
             left_behind = True
         if left_behind:
             self.call_after_refresh(self._collect_pages_left)
+
+    def _keep_typed(self, screen: PageScreen) -> None:
+        """What the learner typed on a page being taken down, for its next build."""
+        key = (screen.lesson.id, screen.page.number)
+        self._typed.pop(key, None)
+        typed = screen.typed.now(LONGEST_TYPED)
+        if not typed:
+            return
+        self._typed[key] = typed  # the newest last
+        total = sum(len(text) for page in self._typed.values() for text in page.values())
+        while len(self._typed) > 1 and (len(self._typed) > TYPED_PAGES or total > TYPED_CHARS):
+            oldest = next(iter(self._typed))
+            total -= sum(len(text) for text in self._typed.pop(oldest).values())
 
     def turn_page(self, lesson_id: str, number: int, step: int) -> None:
         """`step` pages on from where turns not yet drawn lead, else from the page last

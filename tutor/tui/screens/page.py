@@ -28,6 +28,7 @@ from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.screens.saving import SavesProgress
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.field import TypedText
 from tutor.tui.widgets.keybar import KeyBar, typing_into
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ class PageScreen(SavesProgress):
         self.page = page
         self._styled_for: str | None = None  # the theme its styles were last computed for
         self.built_after_first_frame: list[Widget] = []  # below the first screen
+        self.typed = TypedText()  # the app fills in what was typed on the page's last build
 
     @property
     def help_key(self) -> str:

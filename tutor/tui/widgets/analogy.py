@@ -19,6 +19,7 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.field import started_text
 
 if TYPE_CHECKING:
     from tutor.content.widgets import AnalogyWidget
@@ -63,11 +64,11 @@ class AnalogyDemo(Asking, Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         with Horizontal():
-            yield Input(self.config.a, id="a")
+            yield Input(started_text(self, "a", self.config.a), id="a")
             yield Static("−", classes="op")
-            yield Input(self.config.b, id="b")
+            yield Input(started_text(self, "b", self.config.b), id="b")
             yield Static("+", classes="op")
-            yield Input(self.config.c, id="c")
+            yield Input(started_text(self, "c", self.config.c), id="c")
             yield Button(ctx.t("analogy.run"), id="run", compact=True)
         stages = [ctx.t("heat.stage.after"), ctx.t("heat.stage.before")]
         yield ChoiceBar(["after", "before"], stages, id="stage")

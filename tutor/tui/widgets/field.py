@@ -24,6 +24,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input
 
 WINDOW_FROM_CHARS = 256  # shorter values are cheap to draw whole, as Input does
@@ -94,3 +95,41 @@ class TextField(Input):
         strip = Strip(list(self.app.console.render(shown, options)))
         strip = strip.crop(scroll_x - skipped_cells, scroll_x - skipped_cells + width)
         return strip.extend_cell_length(width).apply_style(self.rich_style)
+
+
+class TypedText:
+    """What the learner typed into a page's text fields, so that the page built again
+    (the app keeps only its last few page screens) shows it, and the widgets' first answers
+    are for it: a widget starts each field with `started_text`, never with the example
+    first. Nothing is written to disk."""
+
+    def __init__(self) -> None:
+        self.before: dict[str, str] = {}  # "owner id/field id" -> text, from the page's last build
+        self._fields: list[tuple[Widget, str, str]] = []  # (owner, field id, example)
+
+    def start(self, owner: Widget, field_id: str, example: str) -> str:
+        self._fields.append((owner, field_id, example))
+        return self.before.get(f"{owner.id}/{field_id}", example) if self.before else example
+
+    def now(self, longest: int) -> dict[str, str]:
+        """What the fields hold where it is not their example, each cut at the field's own
+        maximum length, at most `longest`; a field not built (yet) keeps what it was given."""
+        typed = dict(self.before)
+        for owner, field_id, example in self._fields:
+            if not owner.is_attached:
+                continue
+            field = owner.query_one(f"#{field_id}", Input)
+            value = field.value[: min(field.max_length or longest, longest)]
+            if value == example:
+                typed.pop(f"{owner.id}/{field_id}", None)
+            else:
+                typed[f"{owner.id}/{field_id}"] = value
+        return typed
+
+
+def started_text(owner: Widget, field_id: str, example: str = "") -> str:
+    """The text `owner`'s field `field_id` starts with: what the learner had typed there
+    before its page was taken down, else the example. (A page screen keeps a TypedText as
+    `typed`; on any other screen a field starts with its example.)"""
+    typed: TypedText | None = getattr(owner.screen, "typed", None)
+    return example if typed is None else typed.start(owner, field_id, example)

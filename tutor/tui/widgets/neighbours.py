@@ -22,6 +22,7 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import model_error, say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.update import update_in_place
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class NeighboursPanel(Asking, Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         yield ChoiceBar(self.config.tokens, caption=ctx.t("nb.token"), id="choice")
-        yield Input(placeholder=ctx.t("nb.other"), id="other")
+        yield Input(started_text(self, "other"), placeholder=ctx.t("nb.other"), id="other")
         yield Static(id="heading")
         yield Static(id="table")
         yield Static(id="notes")

@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import quote, say_or_model_error
 from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.token_strip import visible_piece
 
@@ -90,7 +91,7 @@ class RowsDemo(Asking, Vertical):
         yield Static(ctx.t("working"), id="status")
         yield Vertical(id="table")
         yield Static(id="findings")
-        yield Input(placeholder=ctx.t("rows.try"), id="own")
+        yield Input(started_text(self, "own"), placeholder=ctx.t("rows.try"), id="own")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._ask)

@@ -30,7 +30,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.field import TextField
+from tutor.tui.widgets.field import TextField, started_text
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.update import update_in_place
 
@@ -99,7 +99,7 @@ class TokenStrip(Asking, Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         yield TextField(
-            value=self.config.text,
+            value=started_text(self, "text", self.config.text),
             placeholder=ctx.t("tokens.input"),
             disabled=not self.config.editable,
             id="text",
