@@ -1,4 +1,4 @@
-"""C malloc kept to a few arenas.
+"""C malloc kept small: a few arenas, and free memory given back.
 
 glibc gives each thread that allocates an arena of its own, up to eight per core, and an
 arena once touched stays resident. The tutor's threads (tokenizer and store workers,
@@ -9,21 +9,32 @@ allocations apart from the workers'.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 ARENAS = 2
 _M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
 
 
-def limit_arenas(count: int = ARENAS) -> bool:
-    """Cap the arenas threads made from now on will use; False where the C library is not
-    glibc (musl and macOS have no such setting, and nothing needs changing there)."""
+def _glibc(name: str, *argtypes: Any) -> Callable[..., int] | None:
+    """glibc's function `name`, or None where the C library has none (musl, macOS: there
+    nothing needs changing)."""
     import ctypes
 
     try:
-        mallopt = ctypes.CDLL(None).mallopt
+        function = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return mallopt(_M_ARENA_MAX, count) == 1
+        return None
+    function.argtypes = list(argtypes)
+    return function
+
+
+def limit_arenas(count: int = ARENAS) -> bool:
+    """Cap the arenas threads made from now on will use; False where it cannot be."""
+    import ctypes
+
+    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    return mallopt is not None and mallopt(_M_ARENA_MAX, count) == 1
 
 
 def give_back() -> bool:
@@ -32,9 +43,5 @@ def give_back() -> bool:
     otherwise grow on top of what they kept resident. False where there is no such call."""
     import ctypes
 
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return False
-    trim.argtypes = [ctypes.c_size_t]
-    return trim(0) == 1
+    trim = _glibc("malloc_trim", ctypes.c_size_t)
+    return trim is not None and trim(0) == 1

@@ -39,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
 
     In the interface's language, as the other commands say their errors: Chinese by
     default; with `--lang en` the content layer's own English messages."""
-    from tutor.content.problems import render_problem
     from tutor.tui.problems import render_said
 
     lang: Lang = "en" if getattr(args, "lang", None) == "en" else "zh"
@@ -49,11 +48,8 @@ def run(args: argparse.Namespace) -> int:
     root = args.path or args.content or content_dir()
     lesson_set = load_lessons(root, model_dir=args.model)
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-    for problem in lesson_set.problems:
-        shown = (
-            render_problem(problem, width) if lang == "en" else render_said(speaker, problem, width)
-        )
-        print(shown, end="\n\n")
+    for problem in lesson_set.problems:  # the English sentences are the messages' own
+        print(render_said(speaker, problem, width), end="\n\n")
     errors, warnings = len(lesson_set.errors), len(lesson_set.warnings)
     lessons = len(lesson_set.lessons)
     pages = sum(len(lesson.pages) for lesson in lesson_set.lessons)
