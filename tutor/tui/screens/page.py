@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from tutor.content.models import BodyBlock, Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
 from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
@@ -194,13 +194,9 @@ class PageScreen(SavesProgress):
     def compose_after_body(self) -> ComposeResult:
         yield from ()
 
-    def body_blocks(self) -> list[BodyBlock]:
-        """The page's text and widgets as this screen shows them."""
-        return self.page.body_blocks
-
     def compose_body(self) -> ComposeResult:
         ctx = tutor_context(self)
-        for number, block in enumerate(self.body_blocks()):
+        for number, block in enumerate(self.page.body_blocks):
             if isinstance(block, MarkdownBlock):
                 for passage in markdown_passages(block.text):
                     keys = fact_keys(passage)
