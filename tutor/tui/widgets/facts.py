@@ -87,6 +87,14 @@ class FactStrip(Widget, can_focus=True):
 
     def on_blur(self) -> None:
         self.call_after_refresh(self.redraw)
+        # Textual scrolled to what took focus with the detail still open; folded away a
+        # refresh later, the detail moves it up: show it whole again then
+        self.call_after_refresh(self.call_after_refresh, self._focused_into_view)
+
+    def _focused_into_view(self) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        if focused is not None and focused is not self:
+            focused.scroll_visible(animate=False, immediate=True)
 
     def _chip(self, index: int, key: str) -> Content:
         ctx = tutor_context(self)

@@ -269,13 +269,6 @@ class Heatmap(Asking, can_focus=True):
 
     def on_focus(self) -> None:
         self.refresh()
-        # Textual centred the grid before a fact strip above it folded its source away
-        # (on its blur, a refresh later), which moves the grid up: show all of it again.
-        self.call_after_refresh(self.call_after_refresh, self._into_view)
-
-    def _into_view(self) -> None:
-        if self.has_focus and self.is_attached:
-            self.scroll_visible(animate=False, immediate=True)
 
     def on_blur(self) -> None:
         self.refresh()
