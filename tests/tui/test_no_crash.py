@@ -3,16 +3,20 @@ after their page was replaced must not touch it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from itertools import chain
 
 import pytest
 from textual import events
 from textual.app import App
+from textual.containers import Vertical
 from textual.drivers.headless_driver import HeadlessDriver
+from textual.widget import Widget
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson
 from tutor.tui import app as app_module
-from tutor.tui.app import TutorApp
+from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
 
@@ -137,3 +141,42 @@ async def test_every_focus_stop_of_every_page_then_every_leaving_key(
             type_ahead(app, *["tab"] * (stops - 1), key)
             await settle(pilot)
             assert app.is_running and app._exception is None, key
+
+
+MOUNT_WINDOW = 6  # loop turns tried between a widget's mount and its removal (0 crashed)
+
+
+def fresh_widgets(page_number: int) -> list[Widget]:
+    """The page's own widgets, new, as its screen composes them (not yet mounted)."""
+    lesson = shipped_lesson()
+    page = next(page for page in lesson.pages if page.number == page_number)
+    screen = screen_class(page.kind)(lesson, page)
+    return list(
+        chain(screen.compose_before_body(), screen.compose_body(), screen.compose_after_body())
+    )
+
+
+@pytest.mark.parametrize("number", PAGES, ids=lambda n: f"page{n:02d}")
+async def test_a_widget_taken_down_before_its_mount_handler_runs(
+    make_app: Callable[..., TutorApp], number: int
+) -> None:
+    """Two saves in a row in the preview open the page twice: the first build is taken down
+    while its widgets' mount handlers are still queued, and those found their own parts
+    already removed (`No nodes match '#count' on TokenStrip`). Every widget of every page,
+    removed 0, 1, 2… loop turns after it was mounted: nothing raises."""
+    app = make_app(start_lesson=LESSON, start_page=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        body = app.screen.query_one("#body")
+        for nth in range(len(fresh_widgets(number))):
+            for turns in range(MOUNT_WINDOW):
+                widget = fresh_widgets(number)[nth]
+                box = Vertical()
+                await body.mount(box)
+                box.mount(widget)
+                for _ in range(turns):
+                    await asyncio.sleep(0)
+                await box.remove()
+                assert app._exception is None, (type(widget).__name__, turns)
+        await settle(pilot)
+        assert app.is_running and app._exception is None

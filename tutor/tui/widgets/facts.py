@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.flow import Flow
 
 EVIDENCE_STYLE = {
@@ -65,6 +66,8 @@ class FactStrip(Widget, can_focus=True):
         yield self._detail
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         self.redraw()
 
     def action_move(self, step: int) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from tutor.content.prose import fact_keys
 from tutor.tui.context import tutor_context
+from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
 
@@ -43,6 +44,8 @@ class RepresentationPath(Vertical):
         yield Static(id="detail")
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         self._show()
 
     @property

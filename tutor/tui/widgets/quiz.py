@@ -28,6 +28,7 @@ from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Stat
 from tutor.content.grade import read_number, shown_number
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import QuestionAnswered, Saving
+from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
@@ -116,6 +117,8 @@ class QuizQuestion(Vertical):
         return 1 + 2 + prompt + answer + 2 + 1
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         last = self.saved_answer.last
         if last is not None:
             self._restore(last)

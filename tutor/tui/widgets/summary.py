@@ -24,6 +24,7 @@ from textual.widgets import Button, Markdown, Static, TextArea
 from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import Saving, SummaryDraftChanged, SummarySubmitted
+from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
@@ -94,6 +95,8 @@ class SummaryEditor(Vertical):
         yield Lazy(Markdown(reference, id="reference", open_links=False))
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         ctx = tutor_context(self)
         self._status(ctx.t("summary.guest") if self.saved_summary.guest else "")
         if self.saved_summary.submitted:

@@ -109,6 +109,8 @@ class TokenStrip(Asking, Vertical):
         yield Static(id="pieces")
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         self.query_one("#count", Static).update(tutor_context(self).t("working"))
         # A watcher runs as the text changes, before the field is redrawn, so a short text's
         # pieces are drawn in the same frame as the typed character (a message comes later).

@@ -31,7 +31,7 @@ from textual_plotext import PlotextPlot
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import Says, say, say_or_model_error, sentence_key
-from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.numbers import number
 from tutor.tui.widgets.update import update_in_place
@@ -289,6 +289,8 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         yield Static(id="neighbours")
 
     def on_mount(self) -> None:
+        if not still_shown(self):  # its page was taken down before it mounted
+            return
         self.query_one(StepPlot).display = False
         self.query_one("#caption").display = False
         ctx, config = tutor_context(self), self.config
