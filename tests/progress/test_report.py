@@ -212,7 +212,16 @@ def test_no_progress_yet_is_a_clear_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["report", "--data-dir", str(tmp_path)]) == 1
-    assert "no progress file here yet" in capsys.readouterr().err
+    path = tmp_path / DB_FILENAME
+    assert (
+        capsys.readouterr().err
+        == f"tutor report：读不了 {path} 的进度：这里还没有进度文件（还没有人用过导师？）\n"
+    )
+    assert main(["--lang", "en", "report", "--data-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        f"tutor report: cannot read the progress at {path}: "
+        "no progress file here yet (has anyone used the tutor?)\n"
+    )
     assert not (tmp_path / DB_FILENAME).exists()
 
 
@@ -223,7 +232,27 @@ def test_an_unknown_lesson_names_the_known_ones(
 
     open_store("ada", tmp_path).visit_page("embedding", 1)
     assert main(["report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
-    assert "no lesson 'nope' (lessons: embedding)" in capsys.readouterr().err
+    assert capsys.readouterr().err == "tutor report：没有「nope」这一课（现有的课：embedding）\n"
+    assert main(["--lang", "en", "report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
+    assert capsys.readouterr().err == "tutor report: no lesson 'nope' (lessons: embedding)\n"
+
+
+def test_a_file_that_is_not_a_progress_file_is_said_in_the_interfaces_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / DB_FILENAME).write_bytes(b"not a database" * 100)
+    assert main(["report", "--data-dir", str(tmp_path)]) == 1
+    path = tmp_path / DB_FILENAME
+    assert capsys.readouterr().err == (
+        f"tutor report：读不了 {path} 的进度：进度文件已损坏，或者不是导师的进度文件\n"
+    )
+    keys = tmp_path / "missing_keys"
+    (tmp_path / DB_FILENAME).unlink()
+    from tutor.progress.store import open_store
+
+    open_store("ada", tmp_path).visit_page("embedding", 1)
+    assert main(["report", "--data-dir", str(tmp_path), "--authorized-keys", str(keys)]) == 2
+    assert capsys.readouterr().err == f"tutor report：读不了 {keys}：没有这个文件\n"
 
 
 def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadsheet(

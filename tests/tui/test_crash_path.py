@@ -27,7 +27,8 @@ from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.progress.store import StoreLimitError
 from tutor.tui.app import TutorApp
 from tutor.tui.context import TutorContext
-from tutor.tui.screens.saving import SAVE_DELAY, why_not_saved
+from tutor.tui.refusals import why_not_saved
+from tutor.tui.screens.saving import SAVE_DELAY
 from tutor.tui.widgets.summary import SummaryEditor
 
 APOLOGY = re.compile(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tutor.cli import main
+from tutor.commands.grade import MAX_FILE_BYTES
 
 WRONG = "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。"
 
@@ -61,29 +62,56 @@ def test_a_claim_withdrawn_by_a_misconception_names_it(
     assert "    withdrawn by bigger-id-matters: 「ID 只是行号」" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["embedding", "close-ids", "--text", "x"], "'close-ids' is not a text question"),
-        (["nope", "summary", "--text", "x"], "no lesson 'nope' (lessons: embedding"),
-        (["embedding", "summary", "--file", "/nonexistent/a.txt"], "No such file"),
-    ],
-)
-def test_what_cannot_be_graded_is_one_line_and_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+REFUSED = [
+    (
+        ["embedding", "close-ids", "--text", "x"],
+        "tutor grade：「close-ids」不是「embedding」课的文字题或总结"
+        "（可以评分的：explain-embedding, summary）",
+        "tutor grade: 'close-ids' is not a text question or the summary of lesson 'embedding' "
+        "(gradable items: explain-embedding, summary)",
+    ),
+    (
+        ["nope", "summary", "--text", "x"],
+        "tutor grade：没有「nope」这一课（现有的课：embedding；`tutor check` 会说明原因）",
+        "tutor grade: no lesson 'nope' (lessons: embedding; `tutor check` says why)",
+    ),
+    (
+        ["embedding", "summary", "--file", "/nonexistent/a.txt"],
+        "tutor grade：读不了 /nonexistent/a.txt：没有这个文件",
+        "tutor grade: cannot read /nonexistent/a.txt: there is no such file",
+    ),
+    (
+        ["embedding", "summary", "--file", "/"],
+        "tutor grade：读不了 /：这是一个文件夹",
+        "tutor grade: cannot read /: it is a folder",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "zh", "en"), REFUSED, ids=["item", "lesson", "missing", "folder"])
+def test_what_cannot_be_graded_is_one_line_in_the_interfaces_language_and_exit_2(
+    argv: list[str], zh: str, en: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["grade", *argv]) == 2
-    err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1
+    assert capsys.readouterr().err == zh + "\n"
+    assert main(["--lang", "en", "grade", *argv]) == 2
+    assert capsys.readouterr().err == en + "\n"
 
 
-def test_a_file_that_is_not_utf8_is_refused(
+def test_a_file_that_is_not_utf8_or_too_large_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     answer = tmp_path / "answer.txt"
     answer.write_bytes("行号".encode("gbk"))
     assert main(["grade", "embedding", "summary", "--file", str(answer)]) == 2
-    assert "not UTF-8 text" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"tutor grade：{answer} 不是 UTF-8 文本\n"
+    assert main(["--lang", "en", "grade", "embedding", "summary", "--file", str(answer)]) == 2
+    assert capsys.readouterr().err == f"tutor grade: {answer}: not UTF-8 text\n"
+    answer.write_bytes(b"a" * (MAX_FILE_BYTES + 1))
+    assert main(["grade", "embedding", "summary", "--file", str(answer)]) == 2
+    assert capsys.readouterr().err == (
+        f"tutor grade：{answer} 超过 1,000,000 字节，不会是一份答案\n"
+    )
 
 
 def test_the_answer_is_required_once(capsys: pytest.CaptureFixture[str]) -> None:

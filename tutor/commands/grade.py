@@ -15,51 +15,58 @@ from pathlib import Path
 from tutor.cachefile import default_cache_dir
 from tutor.content.cache import LessonContent
 from tutor.core.paths import content_dir
+from tutor.tui.i18n import Speaker
+from tutor.tui.refusals import why_unreadable
 
 EXIT_USAGE = 2
 MAX_FILE_BYTES = 1_000_000  # far above what is graded (grade.MAX_CHARS), still bounded
 
 
-def _fail(message: str) -> int:
-    print(f"tutor grade: {message}", file=sys.stderr)
+def _fail(speaker: Speaker, key: str, **values: object) -> int:
+    print(speaker.t(key, **values), file=sys.stderr)
     return EXIT_USAGE
 
 
-def _read(path: Path) -> str:
-    """The answer file as text; OSError/UnicodeError carry the reason."""
+def _read(path: Path) -> bytes | None:
+    """The answer file's bytes, None if it is larger than an answer; OSError says why not."""
     with path.open("rb") as handle:
         data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise OSError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes; an answer is shorter")
-    return data.decode("utf-8")
+    return None if len(data) > MAX_FILE_BYTES else data
 
 
 def run(args: argparse.Namespace) -> int:
     from tutor.content.grade import LIMIT_NOTE, UnknownItem, grade, rubric_for
 
+    speaker = Speaker("en" if args.lang == "en" else "zh")
     if args.file is not None:
         try:
-            text = _read(args.file)
-        except UnicodeDecodeError:
-            return _fail(f"{args.file}: not UTF-8 text")
+            data = _read(args.file)
         except OSError as exc:
-            return _fail(f"{args.file}: {exc.strerror}" if exc.strerror else str(exc))
+            return _fail(
+                speaker, "grade.unreadable", path=args.file, why=why_unreadable(speaker, exc)
+            )
+        if data is None:
+            return _fail(speaker, "grade.too_large", path=args.file, limit=f"{MAX_FILE_BYTES:,}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return _fail(speaker, "grade.not_utf8", path=args.file)
     else:
         text = args.text
     content = LessonContent(args.content or content_dir(), default_cache_dir())
     lesson = content.lesson(args.lesson_id)
     if lesson is None:
-        known = ", ".join(entry.id for entry in content.index.lessons) or "none"
-        return _fail(f"no lesson {args.lesson_id!r} (lessons: {known}; `tutor check` says why)")
+        known = ", ".join(entry.id for entry in content.index.lessons) or "-"
+        return _fail(speaker, "grade.no_lesson", lesson=args.lesson_id, known=known)
     try:
         rubric = rubric_for(lesson, args.item)
     except UnknownItem as exc:
-        return _fail(str(exc))
+        return _fail(speaker, "grade.unknown_item", **exc.values)
     result = grade(rubric, text)
     if args.json:
         print(json.dumps(result.model_dump(), ensure_ascii=False, indent=2))
         return 0
-    zh = (args.lang or "zh") == "zh"
+    zh = speaker.lang == "zh"
     for verdict in result.claims:
         claim = rubric.claim(verdict.id)
         mark = "✓" if verdict.met else "✗"

@@ -196,21 +196,27 @@ def run(args: argparse.Namespace) -> int:
     from tutor.progress.classview import read_class
     from tutor.progress.report import class_report
     from tutor.progress.store import StoreError, default_data_dir, default_database, redact
+    from tutor.tui.i18n import Speaker
+    from tutor.tui.refusals import why_not_saved, why_unreadable
 
+    speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
     database = args.database or (None if args.data_dir else default_database())
     data_dir = (args.data_dir or default_data_dir()).expanduser()
+    source = redact(database) if database else str(data_dir)
     try:
         progress = read_class(data_dir, database)
     except StoreError as exc:
-        print(f"tutor report: {exc}", file=sys.stderr)
+        location = exc.values.get("location", source)
+        why = why_not_saved(speaker, exc)
+        print(speaker.t("report.unreadable", location=location, why=why), file=sys.stderr)
         return 1
     lesson_set = load_lessons(args.content or content_dir(), model_dir=args.model)
     lessons = lesson_set.lessons
     if args.lesson is not None:
         lessons = [lesson for lesson in lessons if lesson.id == args.lesson]
         if not lessons:
-            known = ", ".join(lesson.id for lesson in lesson_set.lessons)
-            print(f"tutor report: no lesson {args.lesson!r} (lessons: {known})", file=sys.stderr)
+            known = ", ".join(lesson.id for lesson in lesson_set.lessons) or "-"
+            print(speaker.t("report.no_lesson", lesson=args.lesson, known=known), file=sys.stderr)
             return 2
     names: dict[str, str] = {}
     if args.authorized_keys is not None:
@@ -219,9 +225,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             names = key_comments(Path(args.authorized_keys).read_text(errors="replace"))
         except OSError as exc:
-            print(f"tutor report: {args.authorized_keys}: {exc.strerror}", file=sys.stderr)
+            why = why_unreadable(speaker, exc)
+            path = args.authorized_keys
+            print(speaker.t("report.keys_unreadable", path=path, why=why), file=sys.stderr)
             return 2
-    source = redact(database) if database else str(data_dir)
     report = class_report(lessons, progress, names, source)
     if args.json:
         print(report.model_dump_json(indent=2))
@@ -230,5 +237,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         from tutor.tui.i18n import Speaker
 
-        print_table(report, lessons, Speaker("en" if getattr(args, "lang", None) == "en" else "zh"))
+        print_table(report, lessons, speaker)
     return 0

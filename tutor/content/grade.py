@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from tutor.content.models import Misconception, QuizFront, RubricClaim, Summary, phrase_sets
+from tutor.core.refusal import Coded
 
 if TYPE_CHECKING:
     from tutor.content.models import Lesson
@@ -107,7 +108,7 @@ class Grade(BaseModel):
         return len(self.met) == len(self.claims) and not self.matched
 
 
-class UnknownItem(LookupError):
+class UnknownItem(Coded, LookupError):
     """An item that is neither a text question of the lesson nor its summary."""
 
 
@@ -138,10 +139,14 @@ def rubric_for(lesson: Lesson, item_id: str) -> Rubric:
                 return Rubric(
                     lesson=lesson.id, item=item_id, claims=claims, misconceptions=misconceptions
                 )
-    items = ", ".join(gradable_items(lesson)) or "none"
+    items = ", ".join(gradable_items(lesson)) or "-"
     raise UnknownItem(
         f"{item_id!r} is not a text question or the summary of lesson {lesson.id!r} "
-        f"(gradable items: {items})"
+        f"(gradable items: {items})",
+        "unknown_item",
+        item=item_id,
+        lesson=lesson.id,
+        items=items,
     )
 
 

@@ -161,12 +161,17 @@ def _hand_over(created: list[Path], path: Path) -> None:
 def read_sqlite(data_dir: Path) -> ClassProgress:
     path = data_dir / DB_FILENAME
     if not path.is_file():
-        raise StoreError(f"{path}: no progress file here yet (has anyone used the tutor?)")
+        raise StoreError(
+            f"{path}: no progress file here yet (has anyone used the tutor?)",
+            "no_progress_yet",
+            location=str(path),
+        )
     created = _guard_sidecars(path)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
     except sqlite3.Error as exc:
-        raise StoreError(f"{path}: cannot open the progress file: {exc}") from exc
+        message = f"{path}: cannot open the progress file: {exc}"
+        raise StoreError(message, location=str(path)) from exc
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         with db:  # one read transaction: a consistent snapshot
@@ -181,7 +186,8 @@ def read_sqlite(data_dir: Path) -> ClassProgress:
 
             return _fill(read, version)
     except sqlite3.Error as exc:
-        raise StoreError(f"{path}: cannot read the progress file: {exc}") from exc
+        message = f"{path}: cannot read the progress file: {exc}"
+        raise StoreError(message, location=str(path)) from exc
     finally:
         db.close()
 

@@ -32,6 +32,7 @@ TROUBLES = (
     "login_refused",
     "no_database",
     "too_new",
+    "no_progress_yet",
     "other",
 )
 

@@ -152,7 +152,7 @@ class TutorApp(App[None]):
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
-            from tutor.tui.screens.saving import why_not_saved
+            from tutor.tui.refusals import why_not_saved
 
             said = [t("error.store", self.lang, why=why_not_saved(self.ctx, exc))]
             location = getattr(exc, "values", {}).get("location")

@@ -8,9 +8,10 @@ by its first QUOTE_CHARS characters and its length.
 
 from __future__ import annotations
 
+import errno
 from typing import Protocol
 
-from tutor.core.refusal import Name, Refusal
+from tutor.core.refusal import Coded, Name, Refusal
 from tutor.tui import i18n
 
 
@@ -71,3 +72,38 @@ def say_or_model_error(ctx: Says, error: Exception) -> str:
     if isinstance(error, Refusal) and sentence_key(error) is not None:
         return say(ctx, error)
     return model_error(ctx, error)
+
+
+LIMITS = "store.why.limit"  # strings.toml: a sentence per StoreLimitError code
+
+
+def why_not_saved(ctx: Says, error: Exception) -> str:
+    """Why the store refused (or could not be opened or read), in the interface's language,
+    from the code tutor.progress.trouble gives; a cause nobody can name is quoted as the
+    system's own words, labelled as such."""
+    from tutor.progress.store import StoreLimitError
+    from tutor.progress.trouble import detail, trouble
+
+    if isinstance(error, StoreLimitError) and sentence_key(error, LIMITS) is not None:
+        return say(ctx, error, LIMITS)
+    code = trouble(error)
+    if code == "other" or not i18n.has(f"store.why.{code}"):
+        return ctx.t("store.why.other", error=detail(error))
+    values = getattr(error, "values", {}) if getattr(error, "code", "") == code else {}
+    return say(ctx, Coded("", code, **values), "store.why")
+
+
+_FILE_WHY = {
+    errno.ENOENT: "missing",
+    errno.EACCES: "no_permission",
+    errno.EPERM: "no_permission",
+    errno.EISDIR: "is_folder",
+}
+
+
+def why_unreadable(ctx: Says, error: OSError) -> str:
+    """Why a file named on the command line cannot be read, in the interface's language."""
+    code = _FILE_WHY.get(error.errno or 0)
+    if code is None:
+        return ctx.t("file.why.other", error=error.strerror or error)
+    return ctx.t(f"file.why.{code}")

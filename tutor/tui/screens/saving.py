@@ -21,11 +21,8 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from textual.screen import Screen
 from textual.timer import Timer
 
-from tutor.core.refusal import Coded
-from tutor.progress.store import ProgressStore, StoreError, StoreLimitError
-from tutor.progress.trouble import detail, trouble
-from tutor.tui import i18n
-from tutor.tui.context import TutorContext, tutor_context
+from tutor.progress.store import ProgressStore, StoreError
+from tutor.tui.context import tutor_context
 from tutor.tui.messages import (
     QuestionAnswered,
     Saving,
@@ -33,7 +30,7 @@ from tutor.tui.messages import (
     SummaryDraftChanged,
     SummarySubmitted,
 )
-from tutor.tui.refusals import say, sentence_key
+from tutor.tui.refusals import why_not_saved
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -54,22 +51,6 @@ def store_errors(store: ProgressStore) -> tuple[type[Exception], ...]:
     """What a store raises when it cannot read or write: its driver's errors and ours."""
     driver: tuple[type[Exception], ...] = getattr(store, "WRITE_ERRORS", ())
     return (*driver, StoreError, sqlite3.Error, OSError)
-
-
-LIMITS = "store.why.limit"  # strings.toml: a sentence per StoreLimitError code
-
-
-def why_not_saved(ctx: TutorContext, error: Exception) -> str:
-    """Why the store refused (or could not be opened), in the learner's language, from the
-    code tutor.progress.trouble gives; a cause nobody can name is quoted as the system's
-    own words, labelled as such."""
-    if isinstance(error, StoreLimitError) and sentence_key(error, LIMITS) is not None:
-        return say(ctx, error, LIMITS)
-    code = trouble(error)
-    if code == "other" or not i18n.has(f"store.why.{code}"):
-        return ctx.t("store.why.other", error=detail(error))
-    values = getattr(error, "values", {}) if getattr(error, "code", "") == code else {}
-    return say(ctx, Coded("", code, **values), "store.why")
 
 
 class SavesProgress(Screen[None]):
