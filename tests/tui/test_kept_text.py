@@ -16,7 +16,11 @@ from tutor.tui import app as app_module
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.analogy import AnalogyDemo
+from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.lookup import LookupDemo
 from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.path import RepresentationPath
+from tutor.tui.widgets.rows import RowsDemo
 from tutor.tui.widgets.token_strip import Answer, TokenStrip
 
 
@@ -128,3 +132,106 @@ async def test_typed_text_is_kept_for_a_bounded_number_of_pages(
         app.open_page(LESSON, tokens)
         await settle(pilot)
         assert app.screen.query_one(TokenStrip).text == strip.config.text
+
+
+async def choose(pilot, bar: ChoiceBar, value: str) -> None:
+    """Right arrow on the bar until `value` is chosen, as a learner does."""
+    bar.focus()
+    while bar.value != value:
+        await pilot.press("right")
+    bar.screen.query_one("#body").focus()  # n and p turn pages again
+    await settle(pilot)
+
+
+async def test_a_chosen_scheme_survives_with_the_typed_text(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("tokens"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        strip = app.screen.query_one(TokenStrip)
+        other = strip.config.schemes[-1]
+        await choose(pilot, strip.query_one("#scheme", ChoiceBar), other)
+        assert strip.result.scheme == other
+
+        await away_and_back(pilot, app)
+        again = app.screen.query_one(TokenStrip)
+        assert again is not strip
+        assert again.scheme == other and again.result.scheme == other
+
+
+async def test_the_neighbours_asked_for_are_shown_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """A token picked on the bar, then one typed and entered: the page built again shows
+    the neighbours of the typed one, with the bar where it was."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        picked = panel.config.tokens[1]
+        await choose(pilot, panel.query_one("#choice", ChoiceBar), picked)
+        assert panel.token == picked
+        field = panel.query_one("#other", Input)
+        field.focus()
+        await pilot.press(*"狗", "enter", "escape")
+        await settle(pilot)
+        assert panel.token == "狗"
+
+        await away_and_back(pilot, app)
+        again = app.screen.query_one(NeighboursPanel)
+        assert again is not panel
+        assert again.query_one("#choice", ChoiceBar).value == picked
+        assert again.token == "狗"
+        assert again.answers == panel.answers
+
+
+async def test_sentences_added_to_the_rows_table_are_there_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        rows = app.screen.query_one(RowsDemo)
+        field = rows.query_one("#own", Input)
+        field.focus()
+        await pilot.press(*"我喜欢香蕉", "enter", "escape")
+        await settle(pilot)
+        assert rows.sentences[-1] == "我喜欢香蕉"
+
+        await away_and_back(pilot, app)
+        again = app.screen.query_one(RowsDemo)
+        assert again is not rows
+        assert again.sentences == rows.sentences and again.rows == rows.rows
+
+
+async def test_the_stage_and_scale_chosen_are_there_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The analogy's training stage, the representation path's stage and the lookup's
+    scale, each moved off its first option."""
+    chosen = [
+        (AnalogyDemo, "#stage", "before"),
+        (RepresentationPath, "#stages", None),  # its second stage
+        (LookupDemo, "#scale", "real"),
+    ]
+    for kind, bar_id, value in chosen:
+        name = {AnalogyDemo: "analogy", RepresentationPath: "path", LookupDemo: "lookup"}[kind]
+        app = make_app(start_lesson=LESSON, start_page=page_with(name))
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            widget = app.screen.query(kind).first()
+            bar = widget.query_one(bar_id, ChoiceBar)
+            value = value or bar.values[1]
+            await choose(pilot, bar, value)
+
+            await away_and_back(pilot, app)
+            again = app.screen.query(kind).first()
+            assert again is not widget
+            assert again.query_one(bar_id, ChoiceBar).value == value, name
+            if kind is AnalogyDemo:
+                assert again.stage == "before"
+            elif kind is RepresentationPath:
+                assert again.position == 1
+            else:
+                assert again.real_scale

@@ -19,11 +19,13 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.field import started_text
+from tutor.tui.widgets.field import started_choice, started_text
 
 if TYPE_CHECKING:
     from tutor.content.widgets import AnalogyWidget
     from tutor.core.similarity import Neighbour
+
+STAGES = ["after", "before"]  # the model trained, then at its random start
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +72,9 @@ class AnalogyDemo(Asking, Vertical):
             yield Static("+", classes="op")
             yield Input(started_text(self, "c", self.config.c), id="c")
             yield Button(ctx.t("analogy.run"), id="run", compact=True)
-        stages = [ctx.t("heat.stage.after"), ctx.t("heat.stage.before")]
-        yield ChoiceBar(["after", "before"], stages, id="stage")
+        stages = [ctx.t(f"heat.stage.{stage}") for stage in STAGES]
+        index = started_choice(self, "stage", STAGES)
+        yield ChoiceBar(STAGES, stages, index=index, id="stage")
         yield Static(ctx.t("working"), id="result")
 
     def on_mount(self) -> None:

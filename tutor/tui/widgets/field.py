@@ -16,6 +16,7 @@ per value.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -98,38 +99,56 @@ class TextField(Input):
 
 
 class TypedText:
-    """What the learner typed into a page's text fields, so that the page built again
-    (the app keeps only its last few page screens) shows it, and the widgets' first answers
-    are for it: a widget starts each field with `started_text`, never with the example
-    first. Nothing is written to disk."""
+    """What the learner typed into a page's text fields and chose on its option bars (and
+    what a widget was asked, such as the token whose neighbours it shows), so that the page
+    built again (the app keeps only its last few page screens) shows it, and the widgets'
+    first answers are for it: a widget starts each field and bar with `started_text` or
+    `started_choice`, never with the example first. Nothing is written to disk."""
 
     def __init__(self) -> None:
-        self.before: dict[str, str] = {}  # "owner id/field id" -> text, from the page's last build
-        self._fields: list[tuple[Widget, str, str]] = []  # (owner, field id, example)
+        self.before: dict[str, str] = {}  # "owner id/key" -> text, from the page's last build
+        # (owner, key, example, how to read it: None for the owner's field or bar `#key`)
+        self._fields: list[tuple[Widget, str, str, Callable[[], str] | None]] = []
 
-    def start(self, owner: Widget, field_id: str, example: str) -> str:
-        self._fields.append((owner, field_id, example))
-        return self.before.get(f"{owner.id}/{field_id}", example) if self.before else example
+    def start(
+        self, owner: Widget, key: str, example: str, read: Callable[[], str] | None = None
+    ) -> str:
+        self._fields.append((owner, key, example, read))
+        return self.before.get(f"{owner.id}/{key}", example) if self.before else example
 
     def now(self, longest: int) -> dict[str, str]:
         """What the fields hold where it is not their example, each cut at the field's own
         maximum length, at most `longest`; a field not built (yet) keeps what it was given."""
         typed = dict(self.before)
-        for owner, field_id, example in self._fields:
+        for owner, key, example, read in self._fields:
             if not owner.is_attached:
                 continue
-            field = owner.query_one(f"#{field_id}", Input)
-            value = field.value[: min(field.max_length or longest, longest)]
-            if value == example:
-                typed.pop(f"{owner.id}/{field_id}", None)
+            if read is None:
+                field = owner.query_one(f"#{key}")
+                limit = min(getattr(field, "max_length", 0) or longest, longest)
+                value = str(field.value)[:limit]
             else:
-                typed[f"{owner.id}/{field_id}"] = value
+                value = read()[:longest]
+            if value == example:
+                typed.pop(f"{owner.id}/{key}", None)
+            else:
+                typed[f"{owner.id}/{key}"] = value
         return typed
 
 
-def started_text(owner: Widget, field_id: str, example: str = "") -> str:
-    """The text `owner`'s field `field_id` starts with: what the learner had typed there
-    before its page was taken down, else the example. (A page screen keeps a TypedText as
-    `typed`; on any other screen a field starts with its example.)"""
+def started_text(
+    owner: Widget, key: str, example: str = "", read: Callable[[], str] | None = None
+) -> str:
+    """The text `owner`'s field `#key` starts with (or, given `read`, what `owner` kept
+    under `key`): what the learner had there before its page was taken down, else the
+    example. (A page screen keeps a TypedText as `typed`; on any other screen a field
+    starts with its example.)"""
     typed: TypedText | None = getattr(owner.screen, "typed", None)
-    return example if typed is None else typed.start(owner, field_id, example)
+    return example if typed is None else typed.start(owner, key, example, read)
+
+
+def started_choice(owner: Widget, bar_id: str, values: Sequence[str], index: int = 0) -> int:
+    """The option `owner`'s ChoiceBar `#bar_id` starts at: the one the learner had chosen
+    before its page was taken down, else `index`."""
+    value = started_text(owner, bar_id, values[index])
+    return list(values).index(value) if value in values else index

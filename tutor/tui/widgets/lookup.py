@@ -27,6 +27,7 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.field import started_choice
 from tutor.tui.widgets.numbers import number
 
 if TYPE_CHECKING:
@@ -170,10 +171,14 @@ class LookupDemo(Asking, Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         real = "lookup.scale.opened" if ctx.model_dir is not None else "lookup.scale.real"
+        scales = ["small", "real"]
+        index = started_choice(self, "scale", scales)
+        self.real_scale = scales[index] == "real"
         yield ChoiceBar(
-            ["small", "real"],
+            scales,
             [ctx.t("lookup.scale.small"), ctx.t(real)],
             caption=ctx.t("lookup.title"),
+            index=index,
             id="scale",
         )
         yield ChoiceBar(["…"], caption=ctx.t("lookup.pick"), id="token")

@@ -22,7 +22,7 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import model_error, say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.field import started_text
+from tutor.tui.widgets.field import started_choice, started_text
 from tutor.tui.widgets.update import update_in_place
 
 if TYPE_CHECKING:
@@ -99,8 +99,11 @@ class NeighboursPanel(Asking, Vertical):
         self.answers: list[SchemeAnswer] = []
 
     def compose(self) -> ComposeResult:
-        ctx = tutor_context(self)
-        yield ChoiceBar(self.config.tokens, caption=ctx.t("nb.token"), id="choice")
+        ctx, tokens = tutor_context(self), self.config.tokens
+        # the token last asked about: picked on the bar or typed into the field
+        self.token = started_text(self, "asked", self.token, read=lambda: self.token)
+        index = started_choice(self, "choice", tokens)
+        yield ChoiceBar(tokens, caption=ctx.t("nb.token"), index=index, id="choice")
         yield Input(started_text(self, "other"), placeholder=ctx.t("nb.other"), id="other")
         yield Static(id="heading")
         yield Static(id="table")

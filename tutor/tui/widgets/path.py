@@ -20,6 +20,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.field import started_choice
 
 if TYPE_CHECKING:
     from tutor.content.widgets import PathStage, PathWidget
@@ -40,7 +41,9 @@ class RepresentationPath(Vertical):
         ctx = tutor_context(self)
         names = [stage.name for stage in self.config.stages]
         labels = [f"{n}.{name}" for n, name in enumerate(names, 1)]
-        yield ChoiceBar(names, labels, caption=ctx.t("path.title"), id="stages")
+        self.position = started_choice(self, "stages", names)
+        caption = ctx.t("path.title")
+        yield ChoiceBar(names, labels, caption=caption, index=self.position, id="stages")
         yield Static(id="detail")
 
     def on_mount(self) -> None:

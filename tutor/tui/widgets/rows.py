@@ -86,7 +86,9 @@ class RowsDemo(Asking, Vertical):
         self.flows: list[Flow] = []  # each sentence's tokens as laid out on screen
 
     def compose(self) -> ComposeResult:
-        ctx = tutor_context(self)
+        ctx, given = tutor_context(self), len(self.config.sentences)
+        added = started_text(self, "added", "", read=lambda: "\n".join(self.asked[given:]))
+        self.asked += [sentence for sentence in added.split("\n") if sentence]
         yield Static(Content.styled(ctx.t("rows.title"), "bold"))
         yield Static(ctx.t("working"), id="status")
         yield Vertical(id="table")

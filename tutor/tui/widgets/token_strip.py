@@ -30,7 +30,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.field import TextField, started_text
+from tutor.tui.widgets.field import TextField, started_choice, started_text
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.update import update_in_place
 
@@ -104,7 +104,9 @@ class TokenStrip(Asking, Vertical):
             disabled=not self.config.editable,
             id="text",
         )
-        yield ChoiceBar(self.config.schemes, caption=ctx.t("tokens.scheme"), id="scheme")
+        schemes = self.config.schemes
+        index = started_choice(self, "scheme", schemes)
+        yield ChoiceBar(schemes, caption=ctx.t("tokens.scheme"), index=index, id="scheme")
         yield Static(id="count")
         yield Static(id="pieces")
 
