@@ -143,7 +143,7 @@ async def test_every_focus_stop_of_every_page_then_every_leaving_key(
             assert app.is_running and app._exception is None, key
 
 
-MOUNT_WINDOW = 6  # loop turns tried between a widget's mount and its removal (0 crashed)
+MOUNT_WINDOW = 3  # loop turns tried between a widget's mount and its removal (0 crashed)
 
 
 def fresh_widgets(page_number: int) -> list[Widget]:
