@@ -144,3 +144,36 @@ def test_new_refuses_a_bad_id_and_an_existing_folder(tmp_path: Path) -> None:
     with pytest.raises(ScaffoldError, match="already exists"):
         new_lesson("taken", tmp_path)
     assert (tmp_path / "taken" / "lesson.md").read_text(encoding="utf-8") == before
+
+
+def test_new_says_its_refusals_and_next_step_in_the_interfaces_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.cli import main
+
+    assert main(["new", "lesson", "My Lesson", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        "tutor new：课的 id「My Lesson」只能用小写字母、数字和 -（`tutor lesson ID` 里要输入它）\n"
+    )
+    assert main(["--lang", "en", "new", "lesson", "My Lesson", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        "tutor new: lesson id 'My Lesson' must be lowercase letters, digits and '-' "
+        "(it is typed in `tutor lesson ID`)\n"
+    )
+    assert main(["new", "lesson", "taken", str(tmp_path)]) == 0
+    folder = tmp_path / "taken"
+    assert capsys.readouterr().out.endswith(
+        f"下一步：tutor check {folder}   然后   tutor preview {tmp_path}\n"
+    )
+    assert main(["new", "lesson", "taken", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"tutor new：{folder} 已经存在；请换一个 id 或文件夹\n"
+    assert main(["--lang", "en", "new", "lesson", "taken", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        f"tutor new: {folder} already exists; choose another id or folder\n"
+    )
+    (tmp_path / "file").write_text("")
+    assert main(["new", "lesson", "x", str(tmp_path / "file")]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"tutor new：无法在 {tmp_path / 'file'} 里写入：路径上有一处不是文件夹\n"
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
 from tutor.tui.i18n import Lang, Speaker
+from tutor.tui.refusals import why_unwritable
 
 
 def _schema(out: Path | None, speaker: Speaker) -> int:
@@ -24,7 +25,8 @@ def _schema(out: Path | None, speaker: Speaker) -> int:
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as error:
-        print(speaker.t("check.cannot_write", out=out, error=error.strerror), file=sys.stderr)
+        why = why_unwritable(speaker, error)
+        print(speaker.t("check.cannot_write", out=out, error=why), file=sys.stderr)
         return 1
     print(speaker.t("check.wrote", out=out))
     return 0

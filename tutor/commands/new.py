@@ -6,19 +6,23 @@ import argparse
 import sys
 
 from tutor.content.scaffold import ScaffoldError, new_lesson
+from tutor.tui.i18n import Speaker
+from tutor.tui.refusals import why_unwritable
 
 
 def run(args: argparse.Namespace) -> int:
+    speaker = Speaker("en" if args.lang == "en" else "zh")
     try:
         written = new_lesson(args.lesson_id, args.folder)
     except ScaffoldError as error:
-        print(f"tutor new: {error}", file=sys.stderr)
+        print(speaker.t(f"new.{error.code}", **error.values), file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"tutor new: cannot write in {args.folder}: {error.strerror}", file=sys.stderr)
+        why = why_unwritable(speaker, error)
+        print(speaker.t("new.cannot_write", folder=args.folder, why=why), file=sys.stderr)
         return 1
     for path in written:
         print(path)
     folder = written[0].parent
-    print(f"next: tutor check {folder}   and   tutor preview {folder.parent}")
+    print(speaker.t("new.next", folder=folder, parent=folder.parent))
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tutor.content.models import LESSON_ID
+from tutor.core.refusal import Coded
 
 CARD = """\
 ---
@@ -104,8 +105,9 @@ title: 小结
 }
 
 
-class ScaffoldError(ValueError):
-    """Why the lesson was not created; the message is for the author."""
+class ScaffoldError(Coded, ValueError):
+    """Why the lesson was not created; the message is for the author (in English; the
+    code and values let `tutor new` say it in the interface's language)."""
 
 
 def new_lesson(lesson_id: str, parent: Path) -> list[Path]:
@@ -113,11 +115,14 @@ def new_lesson(lesson_id: str, parent: Path) -> list[Path]:
     if not LESSON_ID.fullmatch(lesson_id):
         raise ScaffoldError(
             f"lesson id {lesson_id!r} must be lowercase letters, digits and '-' "
-            "(it is typed in `tutor lesson ID`)"
+            "(it is typed in `tutor lesson ID`)",
+            "bad_id",
+            lesson_id=lesson_id,
         )
     folder = parent / lesson_id
     if folder.exists():
-        raise ScaffoldError(f"{folder} already exists; choose another id or folder")
+        message = f"{folder} already exists; choose another id or folder"
+        raise ScaffoldError(message, "exists", folder=folder)
     folder.mkdir(parents=True)
     written = [folder / "lesson.md"]
     written[0].write_text(CARD.format(lesson_id=lesson_id), encoding="utf-8")

@@ -107,3 +107,13 @@ def why_unreadable(ctx: Says, error: OSError) -> str:
     if code is None:
         return ctx.t("file.why.other", error=error.strerror or error)
     return ctx.t(f"file.why.{code}")
+
+
+def why_unwritable(ctx: Says, error: OSError) -> str:
+    """Why a file or folder named on the command line cannot be written, in the interface's
+    language."""
+    from tutor.progress.trouble import trouble
+
+    code = "no_folder" if error.errno == errno.ENOENT else trouble(error)
+    key = f"file.write_why.{code}"
+    return ctx.t(key) if i18n.has(key) else ctx.t("file.why.other", error=error.strerror or error)
