@@ -17,6 +17,7 @@ from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.analogy import AnalogyDemo
 from tutor.tui.widgets.choice import ChoiceBar
+from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.lookup import LookupDemo
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.path import RepresentationPath
@@ -235,3 +236,25 @@ async def test_the_stage_and_scale_chosen_are_there_again(
                 assert again.position == 1
             else:
                 assert again.real_scale
+
+
+async def test_the_heatmaps_stage_view_and_cursor_are_there_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=page_with("heatmap"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        heatmap = app.screen.query_one(Heatmap)
+        first_stage = heatmap.stage
+        heatmap.focus()
+        await pilot.press("s", "v", "down", "down", "right")
+        await settle(pilot)
+        view = (heatmap.stage, heatmap.numbers, heatmap.cursor)
+        assert view == ({"before": "after", "after": "before"}[first_stage], True, (2, 2))
+        app.screen.query_one("#body").focus()
+
+        await away_and_back(pilot, app)
+        again = app.screen.query_one(Heatmap)
+        assert again is not heatmap
+        assert (again.stage, again.numbers, again.cursor) == view
+        assert (again.matrix == heatmap.matrix).all()

@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
+from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.flow import Flow
 
 if TYPE_CHECKING:
@@ -139,7 +140,26 @@ class Heatmap(Asking, can_focus=True):
         return min(len(self.pieces) + 5, self.app.size.height - CHROME_ROWS)
 
     def on_mount(self) -> None:
+        self._restore(started_text(self, "view", self._view(), read=self._view))
         self.call_after_refresh(self._ask, self.stage)
+
+    def _view(self) -> str:
+        """What the learner set: the stage, numbers or shades, and the cursor's cell."""
+        row, column = self.cursor
+        return f"{self.stage} {int(self.numbers)} {row} {column}"
+
+    def _restore(self, view: str) -> None:
+        """The view kept from the page's last build (see `_view`), where it still fits."""
+        match view.split():
+            case [("before" | "after") as stage, ("0" | "1") as numbers, row, column] if (
+                row.isdigit() and column.isdigit()
+            ):
+                self.set_reactive(Heatmap.stage, stage)
+                self.set_reactive(Heatmap.numbers, numbers == "1")
+                size = len(self.pieces)
+                self.set_reactive(
+                    Heatmap.cursor, (min(int(row), size - 1), min(int(column), size - 1))
+                )
 
     def watch_stage(self, stage: str) -> None:
         self._ask(stage)
