@@ -97,3 +97,31 @@ def test_connections_notice_a_dead_peer_and_the_server_s_own_ends_stuck_statemen
         assert bounded.execute("SHOW statement_timeout").fetchone() == ("5s",)
         assert bounded.execute("SHOW lock_timeout").fetchone() == ("5s",)
         assert learner.execute("SHOW statement_timeout").fetchone() == ("0",)
+
+
+def test_a_database_from_before_quiz_drafts_is_migrated_and_keeps_its_rows(
+    postgres_server: PostgresServer,
+) -> None:
+    """A database at schema v3 (before unsubmitted answers were kept) gains the drafts
+    table on the next start and keeps its attempts."""
+    from tutor.progress.migrations import MIGRATIONS
+
+    url = postgres_server.new_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for step in MIGRATIONS[:3]:
+            for statement in step.postgres:
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (step.version,))
+        conn.execute(
+            "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
+            "VALUES ('ada', 'embedding', 'renumber', '2', 1, 1.0)"
+        )
+    store = PostgresStore("ada", url)
+    assert [a.answer for a in store.attempts("embedding", "renumber")] == [2]
+    store.save_draft("embedding", "onehot-distance", "√2")
+    assert store.drafts("embedding") == {"onehot-distance": "√2"}
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        versions = [v for (v,) in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
+    assert versions == [1, 2, 3, 4] and SCHEMA_VERSION == 4

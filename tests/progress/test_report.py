@@ -395,3 +395,18 @@ def test_another_user_in_the_stores_group_leaves_files_the_group_may_write() -> 
             )
     finally:
         shutil.rmtree(folder)
+
+
+def test_drafts_change_nothing_in_the_report(where: dict[str, object], open_as: OpenStore) -> None:
+    """Answers typed or ticked but not submitted are no attempts: the report is the same
+    with them as without."""
+    fill_class(open_as, where)
+    before = json.loads(report(where, "--json"))
+    ada = open_as(ADA)
+    ada.save_draft("embedding", "onehot-distance", "1.41")
+    ada.save_draft("embedding", "explain-embedding", "ID 只是行号")
+    ada.save_draft("embedding", "renumber", 1)
+    open_as(BOB).save_draft("embedding", "table-facts", [0])
+    after = json.loads(report(where, "--json"))
+    del after["generated_at"], before["generated_at"]
+    assert after == before

@@ -107,4 +107,29 @@ def test_a_file_from_the_first_schema_is_migrated_and_keeps_its_rows(tmp_path: P
     store.save_self_check("embedding", "summary", ["id-is-row"])
     assert store.self_check("embedding", "summary") == ["id-is-row"]
     version = sqlite3.connect(tmp_path / DB_FILENAME).execute("PRAGMA user_version")
-    assert version.fetchone()[0] == SCHEMA_VERSION == 3
+    assert version.fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_file_from_before_quiz_drafts_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+    """A progress file of schema v3 (before unsubmitted answers were kept) opens, gains
+    the drafts table and still has its attempts; drafts are then kept."""
+    from tutor.progress.migrations import MIGRATIONS
+
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    for step in MIGRATIONS[:3]:
+        for statement in step.sqlite:
+            db.execute(statement)
+    db.execute(
+        "INSERT INTO quiz_attempts (learner, lesson, question, answer, correct, at) "
+        "VALUES ('ada', 'embedding', 'renumber', '2', 1, 1.0)"
+    )
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+
+    store = ProgressStore("ada", tmp_path)
+    assert [a.answer for a in store.attempts("embedding", "renumber")] == [2]
+    store.save_draft("embedding", "onehot-distance", "√2")
+    assert store.drafts("embedding") == {"onehot-distance": "√2"}
+    version = sqlite3.connect(tmp_path / DB_FILENAME).execute("PRAGMA user_version")
+    assert version.fetchone()[0] == SCHEMA_VERSION == 4

@@ -161,3 +161,38 @@ def test_two_sessions_of_one_learner_write_at_once(
     assert len(store.attempts("embedding", "q2")) == 100
     assert store.summary("embedding") == {"s1": "x" * 99, "s2": "x" * 99}
     assert store.visited_pages("embedding") == set(range(1, 17))
+
+
+def test_quiz_drafts_are_kept_apart_from_attempts_and_cleared_by_a_submission(
+    open_as: OpenStore,
+) -> None:
+    """What a learner typed or ticked but did not submit is kept per question, is not an
+    attempt, and is replaced by the attempt when they submit it."""
+    store = open_as("ada")
+    store.save_draft("embedding", "explain-embedding", "ID 是")
+    store.save_draft("embedding", "explain-embedding", "ID 只是行号")
+    store.save_draft("embedding", "onehot-distance", "√2")
+    store.save_draft("embedding", "table-facts", [0, 2])
+    reopened = open_as("ada")
+    assert reopened.drafts("embedding") == {
+        "explain-embedding": "ID 只是行号",
+        "onehot-distance": "√2",
+        "table-facts": [0, 2],
+    }
+    assert reopened.attempts("embedding", "explain-embedding") == []
+    assert open_as("bob").drafts("embedding") == {}
+    reopened.record_attempt("embedding", "onehot-distance", "√2", True)
+    assert set(open_as("ada").drafts("embedding")) == {"explain-embedding", "table-facts"}
+    assert len(open_as("ada").attempts("embedding", "onehot-distance")) == 1
+
+
+def test_a_draft_is_cut_at_the_field_s_limit_and_a_huge_one_refused(open_as: OpenStore) -> None:
+    """A draft keeps at most MAX_TEXT_CHARS (2,000) characters, what the answer field
+    holds; a choice draft bigger than MAX_ANSWER_JSON_CHARS when stored is refused."""
+    store = open_as("ada")
+    store.save_draft("embedding", "explain-embedding", "猫" * 2_001)
+    assert store.drafts("embedding") == {"explain-embedding": "猫" * 2_000}
+    with pytest.raises(StoreLimitError) as refused:
+        store.save_draft("embedding", "table-facts", list(range(MAX_ANSWER_JSON_CHARS)))
+    assert refused.value.code == "answer_too_big"
+    assert set(store.drafts("embedding")) == {"explain-embedding"}

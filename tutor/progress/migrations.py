@@ -72,10 +72,20 @@ _V3 = _both(
         guest INTEGER NOT NULL, started_at {real} NOT NULL, ended_at {real})""",
 )
 
+_V4 = _both(
+    # answer: JSON of what the learner typed or ticked and has not submitted (one per
+    # question, replaced as they go on, deleted when they submit); never an attempt
+    """CREATE TABLE IF NOT EXISTS quiz_drafts (
+        learner TEXT NOT NULL, lesson TEXT NOT NULL, question TEXT NOT NULL,
+        answer TEXT NOT NULL, at {real} NOT NULL,
+        PRIMARY KEY (learner, lesson, question))""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pages, positions, quiz attempts, summaries", *_V1),
     Migration(2, "self-check marks", *_V2),
     Migration(3, "a log of served sessions", *_V3),
+    Migration(4, "quiz answers not submitted yet", *_V4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -29,6 +29,7 @@ _SAVE_SUMMARY = (
     "ON CONFLICT (learner, lesson, section) DO UPDATE "
     "SET text = excluded.text, updated_at = excluded.updated_at"
 )
+_DELETE_DRAFT = "DELETE FROM quiz_drafts WHERE learner = ? AND lesson = ? AND question = ?"
 
 
 T = TypeVar("T")
@@ -43,6 +44,25 @@ NUL_KEPT_AS = "\ufffd"
 
 def _storable(value: Any) -> Any:
     return value.replace("\x00", NUL_KEPT_AS) if isinstance(value, str) else value
+
+
+def _answer_json(answer: Any) -> str:
+    """A quiz answer (or draft) as stored: JSON, a text cut at MAX_TEXT_CHARS first."""
+    if isinstance(answer, str):
+        answer = answer[:MAX_TEXT_CHARS]
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def _check_size(written: str) -> None:
+    """Refuse an answer whose JSON passes MAX_ANSWER_JSON_CHARS (a list has no cut)."""
+    if len(written) > MAX_ANSWER_JSON_CHARS:
+        raise StoreLimitError(
+            f"this answer is {len(written):,} characters long when stored; "
+            f"the most kept is {MAX_ANSWER_JSON_CHARS:,}",
+            "answer_too_big",
+            chars=len(written),
+            limit=MAX_ANSWER_JSON_CHARS,
+        )
 
 
 class SqlProgressStore(ABC):
@@ -138,20 +158,12 @@ class SqlProgressStore(ABC):
     # quiz ------------------------------------------------------------------
 
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None:
-        if isinstance(answer, str):
-            answer = answer[:MAX_TEXT_CHARS]
-        written = json.dumps(answer, ensure_ascii=False)
+        """One attempt; it replaces the question's draft (see save_draft)."""
+        written = _answer_json(answer)
         row = (self.learner, lesson, question, written, int(correct), time.time())
 
         def record(run: Run) -> None:
-            if len(written) > MAX_ANSWER_JSON_CHARS:
-                raise StoreLimitError(
-                    f"this answer is {len(written):,} characters long when stored; "
-                    f"the most kept is {MAX_ANSWER_JSON_CHARS:,}",
-                    "answer_too_big",
-                    chars=len(written),
-                    limit=MAX_ANSWER_JSON_CHARS,
-                )
+            _check_size(written)
             ((stored,),) = run(
                 "SELECT count(*) FROM quiz_attempts "
                 "WHERE learner = ? AND lesson = ? AND question = ?",
@@ -169,8 +181,34 @@ class SqlProgressStore(ABC):
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 row,
             )
+            run(_DELETE_DRAFT, (self.learner, lesson, question))
 
         self.transact(record)
+
+    def save_draft(self, lesson: str, question: str, answer: Any) -> None:
+        """What the learner typed or ticked for `question` and has not submitted: one row
+        per question, replaced by the next and deleted by the attempt that submits it. It
+        is not an attempt: the counts and `tutor report` never read it."""
+        written = _answer_json(answer)
+
+        def save(run: Run) -> None:
+            _check_size(written)
+            run(
+                "INSERT INTO quiz_drafts VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (learner, lesson, question) DO UPDATE "
+                "SET answer = excluded.answer, at = excluded.at",
+                (self.learner, lesson, question, written, time.time()),
+            )
+
+        self.transact(save)
+
+    def drafts(self, lesson: str) -> dict[str, Any]:
+        """Each question's draft (see save_draft), by question id."""
+        rows = self.read(
+            "SELECT question, answer FROM quiz_drafts WHERE learner = ? AND lesson = ?",
+            (self.learner, lesson),
+        )
+        return {question: json.loads(answer) for question, answer in rows}
 
     def attempts(self, lesson: str, question: str) -> list[QuizAttempt]:
         rows = self.read(

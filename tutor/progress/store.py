@@ -25,7 +25,8 @@ _URL_SCHEMES = ("postgresql://", "postgres://")
 
 
 # What one learner may store, so that one learner cannot fill a shared server's disk:
-# every text is cut at MAX_TEXT_CHARS (the widgets show the count and stop there too),
+# every text is cut at MAX_TEXT_CHARS (the widgets show the count and stop there too;
+# so is an answer typed and not submitted, a draft, kept one per question),
 # a summary submitted again unchanged is not stored again, and the rows that grow with
 # each press are capped. Everything else is one row per page or section.
 MAX_TEXT_CHARS = 2000
@@ -82,6 +83,12 @@ class ProgressStore(Protocol):
     def record_attempt(self, lesson: str, question: str, answer: Any, correct: bool) -> None: ...
     def attempts(self, lesson: str, question: str) -> list[QuizAttempt]: ...
     def last_attempt(self, lesson: str, question: str) -> QuizAttempt | None: ...
+
+    def save_draft(self, lesson: str, question: str, answer: Any) -> None:
+        """What the learner typed or ticked for `question` and has not submitted: one per
+        question, replaced by the next, deleted by record_attempt; never an attempt."""
+
+    def drafts(self, lesson: str) -> dict[str, Any]: ...
 
     def save_summary(self, lesson: str, section: str, text: str) -> None: ...
     def summary(self, lesson: str) -> dict[str, str]: ...
