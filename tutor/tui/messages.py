@@ -86,13 +86,30 @@ class SelfCheckMarked(Saving):
         self.claims = claims
 
 
-class SummaryDraftChanged(Saving):
-    """A summary section's text changed; the screen saves it within a second."""
+class DraftChanged(Saving):
+    """Text the learner is still working on changed; the screen saves it within a second.
+    `key` tells the drafts of one widget apart (its latest of each key is saved)."""
+
+    key: str
+
+
+class SummaryDraftChanged(DraftChanged):
+    """A summary section's text changed."""
 
     def __init__(self, widget: Widget, lesson_id: str, section: str, text: str) -> None:
         super().__init__(widget, lesson_id)
-        self.section = section
+        self.section = self.key = section
         self.text = text
+
+
+class QuizDraftChanged(DraftChanged):
+    """A quiz answer was typed or ticked and not submitted: kept as the question's draft,
+    never as an attempt (QuestionAnswered replaces it)."""
+
+    def __init__(self, widget: Widget, lesson_id: str, question_id: str, answer: Any) -> None:
+        super().__init__(widget, lesson_id)
+        self.question_id = self.key = question_id
+        self.answer = answer
 
 
 class SummarySubmitted(Saving):

@@ -7,9 +7,11 @@ that cannot write (a read-only or full disk, a database gone, a per-learner limi
 notification in the learner's language, never an exception: the learner's work stays on
 screen and the lesson goes on.
 
-Summary drafts are saved throttled, not debounced: the first change after a save schedules
-the next save SAVE_DELAY later, so non-stop typing still reaches the store every
-SAVE_DELAY, and a killed session loses less than a second. Leaving the page saves at once.
+Drafts (summary sections, and quiz answers typed or ticked but not submitted) are saved
+throttled, not debounced: the first change after a save schedules the next save SAVE_DELAY
+later, so non-stop typing still reaches the store every SAVE_DELAY, and a killed session
+loses less than a second. Leaving the page (or quitting) saves at once. A submitted quiz
+answer replaces its draft: the store deletes it with the attempt.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from textual.timer import Timer
 from tutor.progress.store import ProgressStore, StoreError
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import (
+    DraftChanged,
     QuestionAnswered,
+    QuizDraftChanged,
     Saving,
     SelfCheckMarked,
     SummaryDraftChanged,
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
     from tutor.tui.widgets.quiz import SavedAnswer
     from tutor.tui.widgets.summary import SavedSummary
 
-SAVE_DELAY = 0.4  # seconds from a summary change to its save
+SAVE_DELAY = 0.4  # seconds from a draft's change to its save
 T = TypeVar("T")
 
 
@@ -58,8 +62,8 @@ class SavesProgress(Screen[None]):
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__(name=name)
-        # per summary editor: its latest change and the sections not saved yet
-        self._drafts: dict[Widget, tuple[SummaryDraftChanged, dict[str, str]]] = {}
+        # per widget with drafts: its latest change, and the latest of each key not saved yet
+        self._drafts: dict[Widget, tuple[DraftChanged, dict[str, DraftChanged]]] = {}
         self._draft_timer: Timer | None = None
 
     def read_saved(self, read: Callable[[ProgressStore], T], default: T) -> T:
@@ -98,7 +102,9 @@ class SavesProgress(Screen[None]):
         def read(store: ProgressStore) -> SavedAnswer:
             attempts = store.attempts(lesson_id, question_id)
             last = attempts[-1].answer if attempts else None
-            return SavedAnswer(last, len(attempts), tuple(store.self_check(lesson_id, question_id)))
+            ticked = tuple(store.self_check(lesson_id, question_id))
+            draft = store.drafts(lesson_id).get(question_id)
+            return SavedAnswer(last, len(attempts), ticked, draft)
 
         return self.read_saved(read, SavedAnswer())
 
@@ -132,6 +138,9 @@ class SavesProgress(Screen[None]):
                 message.lesson_id, message.question_id, message.answer, message.correct
             ),
         )
+        pending = self._drafts.get(message.widget)
+        if ok and pending and getattr(pending[0], "answer", None) == message.answer:
+            del self._drafts[message.widget]  # the attempt replaced it (a newer one waits)
         self._tell(message, ok)
 
     def on_self_check_marked(self, message: SelfCheckMarked) -> None:
@@ -143,23 +152,30 @@ class SavesProgress(Screen[None]):
         self._tell(message, ok)
 
     def on_summary_draft_changed(self, message: SummaryDraftChanged) -> None:
+        self._draft_changed(message)
+
+    def on_quiz_draft_changed(self, message: QuizDraftChanged) -> None:
+        self._draft_changed(message)
+
+    def _draft_changed(self, message: DraftChanged) -> None:
         message.stop()
-        _last, sections = self._drafts.get(message.widget, (message, {}))
-        self._drafts[message.widget] = (message, {**sections, message.section: message.text})
+        _last, pending = self._drafts.get(message.widget, (message, {}))
+        self._drafts[message.widget] = (message, {**pending, message.key: message})
         if self._draft_timer is None:
             self._draft_timer = self.set_timer(SAVE_DELAY, self.save_drafts)
 
     def save_drafts(self) -> None:
-        """Every changed summary section now, each in its own short transaction; what
-        could not be saved is tried again with the next change or on leaving the page."""
+        """Every changed draft now, each in its own short transaction; what could not be
+        saved is tried again with the next change or on leaving the page."""
         if self._draft_timer is not None:
             self._draft_timer.stop()
             self._draft_timer = None
         drafts, self._drafts = self._drafts, {}
-        for last, sections in drafts.values():
-            ok = self.save("summary", lambda store, s=sections, m=last: _write(store, m, s))
+        for last, pending in drafts.values():
+            what = "draft" if isinstance(last, QuizDraftChanged) else "summary"
+            ok = self.save(what, lambda store, p=pending: _write(store, p))
             if not ok:
-                self._drafts[last.widget] = (last, sections)
+                self._drafts[last.widget] = (last, pending)
             self._tell(last, ok)
 
     def on_summary_submitted(self, message: SummarySubmitted) -> None:
@@ -179,6 +195,9 @@ class SavesProgress(Screen[None]):
         self.save_drafts()
 
 
-def _write(store: ProgressStore, draft: Saving, sections: dict[str, str]) -> None:
-    for section, text in sorted(sections.items()):
-        store.save_summary(draft.lesson_id, section, text)
+def _write(store: ProgressStore, drafts: dict[str, DraftChanged]) -> None:
+    for _key, draft in sorted(drafts.items()):
+        if isinstance(draft, QuizDraftChanged):
+            store.save_draft(draft.lesson_id, draft.question_id, draft.answer)
+        elif isinstance(draft, SummaryDraftChanged):
+            store.save_summary(draft.lesson_id, draft.section, draft.text)

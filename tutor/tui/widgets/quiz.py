@@ -4,10 +4,12 @@ Feedback explains every option, not only the one chosen (the content ties each w
 choice to a misconception), and tells a missed correct option from a wrong tick, so a
 wrong answer teaches instead of only scoring. Numbers are read as people write them (√2,
 2**0.5); free text is graded on what it asserts (RubricFeedback). The last attempt is
-restored on the next visit, so answers are still there after a restart.
+restored on the next visit, so answers are still there after a restart; so is an answer
+typed or ticked and not submitted yet (a draft, saved as the learner goes: QuizDraftChanged).
 
 The widget never touches the progress store: the screen hands it what was saved
-(SavedAnswer) and saves each graded answer it posts (QuestionAnswered), then says whether
+(SavedAnswer) and saves each draft and each graded answer it posts (QuestionAnswered, which
+replaces the draft), then says whether
 that worked, so a failed save is told here too, beside the answer it concerns.
 """
 
@@ -26,8 +28,9 @@ from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
 from tutor.content.grade import read_number, shown_number
+from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.context import tutor_context
-from tutor.tui.messages import QuestionAnswered, Saving
+from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from tutor.content.models import Choice, Question
 
 QUOTED_INPUT = 40  # characters of a refused input quoted back to the learner
+# what each kind of question's controls hold before anything is typed or ticked
+_EMPTY: dict[str, Any] = {"single": None, "multiple": [], "numeric": "", "text": ""}
 _PLAIN_NUMBER = re.compile(r"[+-]?[\d,_ ]*\.?\d+(?:[eE][+-]?\d+)?")
 
 
@@ -47,6 +52,7 @@ class SavedAnswer:
     last: Any = None  # the last recorded answer; None before the first
     attempts: int = 0  # how many are recorded
     ticked: tuple[str, ...] = ()  # the reference claims ticked in the self-check
+    draft: Any = None  # typed or ticked since, not submitted; None when there is none
 
 
 class QuizQuestion(Vertical):
@@ -80,6 +86,11 @@ class QuizQuestion(Vertical):
         self.attempts = self.saved_answer.attempts  # this visit's attempts count too
         self.feedback: list[tuple[str, str]] = []
         self.correct: bool | None = None  # of the last graded answer
+        # the answer as the store keeps it (draft, else last attempt): a change from it is
+        # a new draft, a restore into the controls is not
+        saved_answer = self.saved_answer
+        kept = saved_answer.last if saved_answer.draft is None else saved_answer.draft
+        self._kept: Any = _EMPTY.get(question.type) if kept is None else kept
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -94,7 +105,8 @@ class QuizQuestion(Vertical):
                     yield Checkbox(self._text(choice.text), compact=True)
         elif q.type == "numeric":
             unit = f"({q.unit})" if q.unit else ""
-            yield Input(placeholder=ctx.t("quiz.numeric_prompt", unit=unit), id="answer")
+            prompt = ctx.t("quiz.numeric_prompt", unit=unit)
+            yield Input(placeholder=prompt, max_length=MAX_TEXT_CHARS, id="answer")
         else:
             yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
         yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
@@ -119,9 +131,10 @@ class QuizQuestion(Vertical):
     def on_mount(self) -> None:
         if not still_shown(self):  # its page was taken down before it mounted
             return
-        last = self.saved_answer.last
+        last, draft = self.saved_answer.last, self.saved_answer.draft
+        if last is not None or draft is not None:  # the draft is newer than the attempt
+            self._restore(last if draft is None else draft)
         if last is not None:
-            self._restore(last)
             self._judge(last, record=False)
 
     def _text(self, text: str) -> str:
@@ -154,6 +167,18 @@ class QuizQuestion(Vertical):
             return self.query_one("#answer", Input).value
         return self.query_one("#answer", TextArea).text
 
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(RadioSet.Changed)
+    @on(Checkbox.Changed)
+    def _answer_changed(self) -> None:
+        """Typed or ticked: a draft for the screen to keep, unless the answer is what the
+        store already has (a restore, the self-check's ticks, text typed back)."""
+        answer = self.current_answer()
+        if answer != self._kept:
+            self._kept = answer
+            self.post_message(QuizDraftChanged(self, self.lesson_id, self.question.id, answer))
+
     @on(Button.Pressed, "#submit")
     @on(Input.Submitted, "#answer")
     def submit(self) -> None:
@@ -183,6 +208,7 @@ class QuizQuestion(Vertical):
             return
         if record:
             self.attempts += 1
+            self._kept = answer
             self.post_message(QuestionAnswered(self, self.lesson_id, q.id, answer, correct))
         if correct and q.explain:
             lines.append((self._text(q.explain), ""))
@@ -191,8 +217,9 @@ class QuizQuestion(Vertical):
         self.correct = correct
 
     def saved(self, message: Saving, ok: bool) -> None:
-        """The screen's answer to QuestionAnswered: a failed save is said by the answer."""
-        if not ok:
+        """The screen's answer to QuestionAnswered: a failed save is said by the answer.
+        (A draft that could not be kept is the screen's notification alone.)"""
+        if not ok and isinstance(message, QuestionAnswered):
             self._show(
                 [*self.feedback, (tutor_context(self).t("quiz.not_saved"), "bold $text-error")]
             )

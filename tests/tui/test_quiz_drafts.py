@@ -1,0 +1,253 @@
+"""An answer typed (or ticked) on the quiz and not submitted survives the tutor: it is saved
+as a draft within a second of the last key, found again in a new process, and replaced by
+the attempt when the learner submits it. Drafts are never attempts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from textual.widgets import Checkbox, Input, TextArea
+
+from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty, until
+from tests.tui.test_quiz_summary import question_of, quiz_page
+from tutor.progress.sqlite import DB_FILENAME
+from tutor.progress.store import MAX_TEXT_CHARS
+from tutor.tui.app import TutorApp
+
+TEXT = "ID 只是行号 表里那一行才是向量"
+NUMBER = "1.41"
+
+
+def on_quiz(make_app: Callable[..., TutorApp], **options: object) -> TutorApp:
+    """A tutor opening on the quiz page."""
+    return make_app(start_lesson=LESSON, start_page=quiz_page()[0], **options)
+
+
+@asynccontextmanager
+async def typed_on_quiz(make_app: Callable[..., TutorApp], **options: object):  # type: ignore[no-untyped-def]
+    """A tutor on the quiz page, where the numeric and the text question have been typed
+    into and one box of the multiple-choice one ticked, nothing submitted: (app, pilot)."""
+    app = on_quiz(make_app, **options)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await type_drafts(pilot, app)
+        yield app, pilot
+
+
+async def type_drafts(pilot, app: TutorApp) -> None:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    question_of(app, "numeric").query_one("#answer", Input).focus()
+    await pilot.press(*NUMBER)
+    question_of(app, "text").query_one("#answer", TextArea).focus()
+    await pilot.press(*TEXT)
+    question_of(app, "multiple").query(Checkbox)[1].value = True
+
+
+def drafts_on_disk(data_dir: Path) -> dict[str, str]:
+    """The drafts as the file holds them, read past the app (JSON text by question)."""
+    if not (data_dir / DB_FILENAME).exists():
+        return {}
+    db = sqlite3.connect(data_dir / DB_FILENAME)
+    try:
+        rows = db.execute(
+            "SELECT question, answer FROM quiz_drafts WHERE learner = ? AND lesson = ?",
+            (LEARNER, LESSON),
+        ).fetchall()
+    except sqlite3.OperationalError:  # the tutor has not made its tables yet
+        return {}
+    finally:
+        db.close()
+    return dict(rows)
+
+
+WANTED = {"onehot-distance": f'"{NUMBER}"', "explain-embedding": f'"{TEXT}"', "table-facts": "[1]"}
+
+
+async def assert_restored(make_app: Callable[..., TutorApp]) -> None:
+    """A new app on the same data dir shows each draft in its field, and no attempt."""
+    app = on_quiz(make_app)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        assert question_of(app, "numeric").query_one("#answer", Input).value == NUMBER
+        text_area = question_of(app, "text").query_one("#answer", TextArea)
+        assert text_area.text == TEXT
+        assert text_area.border_subtitle == f"{len(TEXT)} / {MAX_TEXT_CHARS}"
+        ticks = [box.value for box in question_of(app, "multiple").query(Checkbox)]
+        assert ticks == [n == 1 for n in range(len(ticks))]
+        for question in app.screen.query("QuizQuestion"):
+            assert question.attempts == 0
+            assert question.feedback == []  # nothing was graded: no verdict shown
+            assert app.ctx.store.attempts(LESSON, question.question.id) == []
+
+
+async def test_typed_answers_are_saved_while_typing_and_found_by_a_new_app(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    async with typed_on_quiz(make_app) as (app, pilot):
+        # saved while the app runs, without leaving the page
+        await until(pilot, lambda: drafts_on_disk(data_dir) == WANTED)
+        assert app.screen.is_current
+    await assert_restored(make_app)
+
+
+async def test_quitting_with_q_keeps_what_was_typed_a_moment_ago(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    async with typed_on_quiz(make_app) as (app, pilot):
+        await pilot.press("escape", "q")  # most likely before the save's timer fires
+        await until(pilot, lambda: not app.is_running)
+    assert drafts_on_disk(data_dir) == WANTED
+    await assert_restored(make_app)
+
+
+async def test_submitting_replaces_the_draft_with_one_attempt(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    async with typed_on_quiz(make_app) as (app, pilot):
+        await until(pilot, lambda: drafts_on_disk(data_dir) == WANTED)
+        numeric = question_of(app, "numeric")
+        numeric.query_one("#answer", Input).focus()
+        await pilot.press("enter")
+        text = question_of(app, "text")
+        text.query_one("#answer", TextArea).focus()
+        await pilot.press("end", "对")  # typed, then submitted before its save is due
+        text.query_one("#submit").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        await until(pilot, lambda: app.screen._draft_timer is None)
+        store = app.ctx.store
+        assert [a.answer for a in store.attempts(LESSON, "onehot-distance")] == [NUMBER]
+        assert [a.answer for a in store.attempts(LESSON, "explain-embedding")] == [TEXT + "对"]
+        assert (numeric.attempts, text.attempts) == (1, 1)
+        assert store.drafts(LESSON) == {"table-facts": [1]}  # the unsubmitted one stays
+        # typing on after a submission is a draft again, and the attempt stays one
+        numeric.query_one("#answer", Input).focus()
+        await pilot.press("end", "backspace", "3")
+        await until(pilot, lambda: store.drafts(LESSON).get("onehot-distance") == "1.43")
+        assert len(store.attempts(LESSON, "onehot-distance")) == 1
+
+    reopened = on_quiz(make_app)
+    async with reopened.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        numeric = question_of(reopened, "numeric")
+        assert numeric.query_one("#answer", Input).value == "1.43"  # the draft, not the attempt
+        assert numeric.attempts == 1 and numeric.correct is True  # the attempt's verdict
+        assert question_of(reopened, "text").query_one("#answer", TextArea).text == TEXT + "对"
+        assert reopened.ctx.store.drafts(LESSON) == {"onehot-distance": "1.43", "table-facts": [1]}
+
+
+async def test_a_guest_types_and_submits_and_nothing_is_written(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    async with typed_on_quiz(make_app, guest=True) as (app, pilot):
+        await until(
+            pilot,
+            lambda: (
+                app.ctx.store.drafts(LESSON)
+                == {"onehot-distance": NUMBER, "explain-embedding": TEXT, "table-facts": [1]}
+            ),
+        )
+        await pilot.press("escape", "q")
+    assert not (data_dir / DB_FILENAME).exists()
+
+
+def test_a_tutor_killed_after_the_save_keeps_the_typed_answers(
+    make_app: Callable[..., TutorApp], data_dir: Path
+) -> None:
+    """The real tutor on a terminal: keys typed into the quiz, then SIGKILL (a dropped
+    connection, `tmux kill-session`) once the drafts are on disk; a new tutor finds them."""
+    import asyncio
+
+    async def tabs_to_fields() -> tuple[int, int]:
+        """How many tabs from the page's first focus reach the numeric field, then the
+        text field (the focus order, read from the same page in a headless app)."""
+        app = on_quiz(make_app, guest=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            chain = app.screen.focus_chain
+            start = chain.index(app.screen.focused)
+            numeric = chain.index(question_of(app, "numeric").query_one("#answer"))
+            text = chain.index(question_of(app, "text").query_one("#answer"))
+        return numeric - start, text - numeric
+
+    to_numeric, to_text = asyncio.run(tabs_to_fields())
+    args = ("--lang", "en", "--learner", LEARNER, "lesson", LESSON, "--page", str(quiz_page()[0]))
+    leader, child = tutor_on_pty(data_dir, 80, 24, *args)
+    drawn = [0]  # bytes the tutor has drawn so far
+    threading.Thread(target=_drain, args=(leader, drawn), daemon=True).start()
+
+    def press_tab(times: int) -> None:
+        """One tab at a time, each once the tutor has drawn its answer to the one before,
+        as a person presses them (tabs arriving in one read are not all taken)."""
+        for _ in range(times):
+            before = drawn[0]
+            os.write(leader, b"\t")
+            _wait_for(child, lambda before=before: drawn[0] > before)
+
+    try:
+        _wait_for(child, lambda: _visited(data_dir))
+        press_tab(to_numeric)
+        os.write(leader, NUMBER.encode())
+        press_tab(to_text)
+        os.write(leader, TEXT.encode())
+        _wait_for(child, lambda: len(drafts_on_disk(data_dir)) == 2)
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait() == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    wanted = {k: v for k, v in WANTED.items() if k != "table-facts"}
+    assert drafts_on_disk(data_dir) == wanted
+
+    async def reopened() -> None:
+        app = on_quiz(make_app)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            assert question_of(app, "numeric").query_one("#answer", Input).value == NUMBER
+            assert question_of(app, "text").query_one("#answer", TextArea).text == TEXT
+
+    asyncio.run(reopened())
+
+
+def _drain(leader: int, drawn: list[int]) -> None:
+    """Read what the tutor draws, so that it never waits on a full terminal; count it."""
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        drawn[0] += len(data)
+
+
+def _visited(data_dir: Path) -> bool:
+    """The quiz page is up: the tutor saved the visit it makes once the page shows."""
+    if not (data_dir / DB_FILENAME).exists():
+        return False
+    db = sqlite3.connect(data_dir / DB_FILENAME)
+    try:
+        row = db.execute(
+            "SELECT 1 FROM page_visits WHERE learner = ? AND page = ?",
+            (LEARNER, quiz_page()[0]),
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        db.close()
+    return row is not None
+
+
+def _wait_for(child, condition: Callable[[], bool]) -> None:  # type: ignore[no-untyped-def]
+    """Poll a real process's files until `condition` holds; fail if the tutor ended first."""
+    while not condition():
+        assert child.poll() is None, "the tutor ended"
+        time.sleep(0.05)
