@@ -74,8 +74,11 @@ async def assert_restored(make_app: Callable[..., TutorApp]) -> None:
     app = on_quiz(make_app)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        assert question_of(app, "numeric").query_one("#answer", Input).value == NUMBER
+        number_field = question_of(app, "numeric").query_one("#answer", Input)
+        assert number_field.value == NUMBER
         text_area = question_of(app, "text").query_one("#answer", TextArea)
+        # the store keeps as much of a draft as each field holds
+        assert number_field.max_length == text_area.max_length == MAX_TEXT_CHARS == 2000
         assert text_area.text == TEXT
         assert text_area.border_subtitle == f"{len(TEXT)} / {MAX_TEXT_CHARS}"
         ticks = [box.value for box in question_of(app, "multiple").query(Checkbox)]
