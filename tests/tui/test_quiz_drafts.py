@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from textual.widgets import Checkbox, Input, TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty, until
@@ -160,11 +161,13 @@ async def test_a_guest_types_and_submits_and_nothing_is_written(
     assert not (data_dir / DB_FILENAME).exists()
 
 
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGHUP], ids=["kill-9", "hangup"])
 def test_a_tutor_killed_after_the_save_keeps_the_typed_answers(
-    make_app: Callable[..., TutorApp], data_dir: Path
+    make_app: Callable[..., TutorApp], data_dir: Path, how: signal.Signals
 ) -> None:
-    """The real tutor on a terminal: keys typed into the quiz, then SIGKILL (a dropped
-    connection, `tmux kill-session`) once the drafts are on disk; a new tutor finds them."""
+    """The real tutor on a terminal: keys typed into the quiz, then SIGKILL or SIGHUP (a
+    dropped SSH connection, `tmux kill-session`) once the drafts are on disk; a new tutor
+    finds them."""
     import asyncio
 
     async def tabs_to_fields() -> tuple[int, int]:
@@ -200,8 +203,8 @@ def test_a_tutor_killed_after_the_save_keeps_the_typed_answers(
         press_tab(to_text)
         os.write(leader, TEXT.encode())
         _wait_for(child, lambda: len(drafts_on_disk(data_dir)) == 2)
-        os.kill(child.pid, signal.SIGKILL)
-        assert child.wait() == -signal.SIGKILL
+        os.kill(child.pid, how)
+        assert child.wait() == -how
     finally:
         if child.poll() is None:
             child.kill()
