@@ -199,3 +199,21 @@ async def test_keys_typed_right_after_tab_land_in_the_field_tab_reached(
         await settle(pilot)
         assert first.value == "x"
         assert app.screen.query_one("#b", Input).value.endswith("y")
+
+
+@pytest.mark.parametrize("number", [page.number for page in shipped_lesson().pages])
+async def test_tab_reaches_the_pages_widgets_before_the_fact_chips(
+    make_app: Callable[..., TutorApp], number: int
+) -> None:
+    """The chips sit by the prose they back, above the widget (pages 3, 6, 7, 8): Tab
+    still reaches what the learner uses first, then the sources, each in reading order."""
+    from tutor.tui.widgets.facts import FactStrip
+
+    app = make_app(start_lesson=LESSON, start_page=number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        chain = app.screen.focus_chain[1:]  # after the prose
+        chips = [stop for stop in chain if isinstance(stop, FactStrip)]
+        assert chain[len(chain) - len(chips) :] == chips
+        in_reading_order = sorted(chips, key=lambda chip: chip.virtual_region.y)
+        assert chips == in_reading_order

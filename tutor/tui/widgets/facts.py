@@ -36,6 +36,9 @@ def badge(evidence: str, translate: Callable[[str], str]) -> tuple[str, str]:
 UNITS_IN_VALUE = frozenset({"", "%", "id", "year"})
 
 
+AFTER_WIDGETS = 1 << 30  # added to a strip's row in the focus order: below any widget
+
+
 class FactStrip(Widget, can_focus=True):
     """The passage's facts in a row; the selected one's evidence and source below."""
 
@@ -64,6 +67,13 @@ class FactStrip(Widget, can_focus=True):
     def compose(self) -> ComposeResult:
         yield self._chips
         yield self._detail
+
+    @property
+    def _focus_sort_key(self) -> tuple[int, int]:
+        """After its siblings (Tab reaches the page's widgets first), in reading order: a
+        strip sits by the prose it backs, often above the widget the learner came to use."""
+        y, x = super()._focus_sort_key
+        return AFTER_WIDGETS + y, x
 
     def on_mount(self) -> None:
         if not still_shown(self):  # its page was taken down before it mounted
