@@ -174,6 +174,7 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("ID 相当于表的行索引", {ROW}, set()),
     ("用 ID 当下标去取向量", {ROW}, set()),
     ("词表在训练前就定好了", {BOUND}, set()),
+    ("查表得到的向量不会随上下文变化", {CONTEXT}, set()),
     ("Token IDs are indices into the embedding matrix.", {ROW}, set()),
     ("The embedding layer looks up the row for each ID.", {LOOKUP}, set()),
     ("The numbers in the table start random and are learned.", {LEARNED}, set()),
