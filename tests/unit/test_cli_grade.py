@@ -62,6 +62,30 @@ def test_a_claim_withdrawn_by_a_misconception_names_it(
     assert "    withdrawn by bigger-id-matters: 「ID 只是行号」" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    "text", ["索引？查表？意思和向量？随机初始？", "What is a lookup table?", "查表。"]
+)
+def test_questions_and_lone_keywords_meet_no_claim(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", "embedding", "explain-embedding", "--text", text, "--json"]) == 0
+    graded = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in graded["claims"] if c["met"]] == []
+
+
+def test_a_misconception_clause_is_no_claim_s_evidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "查表得到的向量会随上下文变化。ID 只是行号。"
+    assert main(["grade", "embedding", "explain-embedding", "--text", text]) == 0
+    out = capsys.readouterr().out
+    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    「ID 只是行号」\n" in out
+    assert "✗ onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n✗ " in out
+    assert "! vector-follows-context: 同一个 token 的向量随上下文变\n    「查表得到的" in out
+    assert out.count("「查表得到的向量会随上下文变化」") == 1
+    assert out.rstrip().endswith("1 / 4")
+
+
 REFUSED = [
     (
         ["embedding", "close-ids", "--text", "x"],
