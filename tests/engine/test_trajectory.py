@@ -105,7 +105,7 @@ def test_similarity_at_a_step_on_the_command_line(run):
 
 
 def test_neighbours_at_a_step_say_they_search_the_recorded_tokens(run):
-    result = _tutor("neighbours", "猫", "--step", str(run.steps[-1]), "--k", "3")
+    result = _tutor("--lang", "en", "neighbours", "猫", "--step", str(run.steps[-1]), "--k", "3")
     assert result.returncode == 0, result.stderr
     assert f"among the {len(run.tokens)} tokens recorded" in result.stdout
     nearest = run.nearest("猫", len(run.steps) - 1, k=3)
@@ -166,3 +166,30 @@ def test_a_model_without_a_recorded_run_is_a_one_line_error(tmp_path):
         f"tutor：这个模型没有记录训练过程，只能看训练前后两张表。（{model_dir} 里没有 "
         "trajectory.json 和 trajectory.safetensors）\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "neighbours", "similarity"),
+    [
+        (
+            "zh",
+            "'的' 在训练第 0 步：余弦，越大越近；"
+            "只在训练时记录下的 {count} 个 token 里找，不是整张表",
+            "训练第 0 步（共 {total} 步）的余弦相似度（验证集 loss {loss:.3f}）",
+        ),
+        (
+            "en",
+            "'的' at training step 0: cosine, bigger is nearer; among the {count} tokens recorded "
+            "during training, not the whole table",
+            "cosine similarity at training step 0 of {total} (validation loss {loss:.3f})",
+        ),
+    ],
+)
+def test_a_step_is_said_in_the_interface_language(run, capsys, lang, neighbours, similarity):
+    from tutor.cli import main
+
+    assert main(["--lang", lang, "neighbours", "的", "--step", "0", "--k", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == neighbours.format(count=len(run.tokens))
+    assert main(["--lang", lang, "similarity", "猫", "狗", "--step", "0"]) == 0
+    said = similarity.format(total=run.steps[-1], loss=run.meta.val_loss[0])
+    assert capsys.readouterr().out.splitlines()[0] == said
