@@ -115,7 +115,7 @@ def test_neighbours_at_a_step_say_they_search_the_recorded_tokens(run):
 
 def test_an_unrecorded_step_names_the_nearest_recorded_ones(run):
     missing = next(s for s in range(run.steps[-1]) if s not in run.steps)
-    result = _tutor("similarity", "猫", "狗", "--step", str(missing))
+    result = _tutor("--lang", "en", "similarity", "猫", "狗", "--step", str(missing))
     assert result.returncode == 2
     assert "was not recorded" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -193,3 +193,42 @@ def test_a_step_is_said_in_the_interface_language(run, capsys, lang, neighbours,
     assert main(["--lang", lang, "similarity", "猫", "狗", "--step", "0"]) == 0
     said = similarity.format(total=run.steps[-1], loss=run.meta.val_loss[0])
     assert capsys.readouterr().out.splitlines()[0] == said
+
+
+@pytest.mark.parametrize(
+    ("argv", "zh", "en"),
+    [
+        (
+            ["similarity", "猫", "狗", "--step", "8"],
+            "tutor：训练时没有记录第 8 步；最近的记录点是第 7 步或第 9 步"
+            "（`tutor facts --key trajectory.steps` 会列出全部）",
+            "tutor: error: step 8 was not recorded; the nearest recorded steps are 7 or 9 "
+            "(`tutor facts --key trajectory.steps` lists them all)",
+        ),
+        (
+            ["neighbours", "猫", "--step", "99999"],
+            "tutor：训练时没有记录第 99,999 步；最近的记录点是第 800 步"
+            "（`tutor facts --key trajectory.steps` 会列出全部）",
+            "tutor: error: step 99999 was not recorded; the nearest recorded step is 800 "
+            "(`tutor facts --key trajectory.steps` lists them all)",
+        ),
+        (
+            ["neighbours", "汽油", "--step", "0"],
+            "tutor：「汽油」不在训练时记录下的 60 个 token 里；记录下的有 猫 狗 汽车 小明 小王 "
+            "小红 小李 小张 …",
+            "tutor: error: '汽油' is not among the 60 tokens recorded during training; the "
+            "recorded ones include 猫 狗 汽车 小明 小王 小红 小李 小张 …",
+        ),
+        (
+            ["neighbours", "猫", "--step", "0", "--k", "0"],
+            "tutor：要列出的近邻个数至少是 1，这里是 0",
+            "tutor: error: k must be at least 1, got 0",
+        ),
+    ],
+)
+def test_what_a_recorded_run_cannot_answer_is_said_in_the_interface_language(capsys, argv, zh, en):
+    from tutor.cli import main
+
+    for lang, said in (("zh", zh), ("en", en)):
+        assert main(["--lang", lang, *argv]) == 2
+        assert capsys.readouterr().err == said + "\n"
