@@ -422,3 +422,29 @@ def test_ties_and_the_facts_table_are_said_in_chinese(
     _, out, _ = run(capsys, "facts")
     assert out.splitlines()[0].split() == ["键", "值", "单位", "证据", "出处"]
     assert out.splitlines()[1].split()[:4] == ["corpus.once_share", "94.8%", "%", "实验验证"]
+
+
+def test_facts_units_and_sources_are_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    said = {}
+    for lang in ("zh", "en"):
+        _, out, _ = run(capsys, "--lang", lang, "facts", "--key", "qwen38.sentence_tokens")
+        said[lang] = out.splitlines()[1].split()
+    assert said["zh"] == [
+        "qwen38.sentence_tokens",
+        "5",
+        "个",
+        "引用",
+        "Qwen3.8",
+        "仓库",
+        "tokenizer.json",
+    ]
+    assert said["en"] == [
+        "qwen38.sentence_tokens",
+        "5",
+        "cited",
+        "Qwen3.8",
+        "repository",
+        "tokenizer.json",
+    ]

@@ -196,14 +196,16 @@ def _facts(args: argparse.Namespace) -> int:
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]
         )
         return 0
+    from tutor.tui.fact_words import unit_word
+
     speaker = speaker_for(args)
     rows = [
         [
             f.key,
             format_value(f, speaker.lang),
-            f.unit,
+            unit_word(speaker, f),
             speaker.t(f"evidence.{f.evidence}"),
-            f.source,
+            f.source_in(speaker.lang),
         ]
         for f in facts
     ]
