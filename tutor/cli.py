@@ -155,7 +155,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
 
     lesson = sub.add_parser("lesson", help=say("cli.cmd.lesson"))
     lesson.add_argument("lesson_id", metavar="LESSON")
-    lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
+    lesson.add_argument("--page", type=int, metavar="N", help=say("cli.opt.lesson.page"))
 
     sub.add_parser("explore", help=say("cli.cmd.explore"))
 
@@ -164,28 +164,33 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     check.add_argument(
         "--schema",
         action="store_true",
-        help="print the JSON Schema of lesson and page front matter and widget blocks",
+        help=say("cli.opt.check.schema"),
     )
-    check.add_argument("--out", type=Path, metavar="FILE", help="with --schema: write it here")
+    check.add_argument("--out", type=Path, metavar="FILE", help=say("cli.opt.check.out"))
 
     new = sub.add_parser("new", help=say("cli.cmd.new"))
     new.add_argument("what", choices=("lesson",))
     new.add_argument("lesson_id", metavar="ID")
     new.add_argument(
-        "folder", nargs="?", type=Path, default=Path(), metavar="DIR", help="default: here"
+        "folder",
+        nargs="?",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help=say("cli.opt.new.folder"),
     )
 
     preview = sub.add_parser("preview", help=say("cli.cmd.preview"))
     preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
-    preview.add_argument("--lesson", metavar="ID", help="open this lesson")
-    preview.add_argument("--page", type=int, metavar="N", help="at this page")
+    preview.add_argument("--lesson", metavar="ID", help=say("cli.opt.preview.lesson"))
+    preview.add_argument("--page", type=int, metavar="N", help=say("cli.opt.preview.page"))
 
     grade = sub.add_parser("grade", help=say("cli.cmd.grade"))
     grade.add_argument("lesson_id", metavar="LESSON")
-    grade.add_argument("item", metavar="ITEM", help="a text question's id, or `summary`")
+    grade.add_argument("item", metavar="ITEM", help=say("cli.opt.grade.item"))
     answer = grade.add_mutually_exclusive_group(required=True)
-    answer.add_argument("--text", metavar="TEXT", help="the answer")
-    answer.add_argument("--file", type=Path, metavar="FILE", help="the answer, from a UTF-8 file")
+    answer.add_argument("--text", metavar="TEXT", help=say("cli.opt.grade.text"))
+    answer.add_argument("--file", type=Path, metavar="FILE", help=say("cli.opt.grade.file"))
     grade.add_argument("--json", action="store_true")
 
     tok = sub.add_parser("tokenize", help=say("cli.cmd.tokenize"))
@@ -194,7 +199,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         "--scheme",
         choices=SCHEMES,
         default="project",
-        help="project = the tokenizer of --model (default: the project model, byte-bpe-zh)",
+        help=say("cli.opt.tokenize.scheme"),
     )
     tok.add_argument("--json", action="store_true")
 
@@ -206,8 +211,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         "--step",
         type=int,
         metavar="N",
-        help="cosine at a recorded training step, among the recorded tokens "
-        "(steps: tutor facts --key trajectory.steps)",
+        help=say("cli.opt.neighbours.step"),
     )
     nb.add_argument("--json", action="store_true")
 
@@ -218,8 +222,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         "--step",
         type=int,
         metavar="N",
-        help="the rows at a recorded training step instead of a stage "
-        "(steps: tutor facts --key trajectory.steps)",
+        help=say("cli.opt.similarity.step"),
     )
     sim.add_argument("--json", action="store_true")
 
@@ -236,33 +239,37 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     facts.add_argument("--json", action="store_true")
 
     train = sub.add_parser("train", help=say("cli.cmd.train"))
-    train.add_argument("--corpus", type=Path, metavar="FILE", help="any UTF-8 text file")
-    train.add_argument("--d", type=int, default=64, metavar="N", help="embedding width")
+    train.add_argument("--corpus", type=Path, metavar="FILE", help=say("cli.opt.train.corpus"))
+    train.add_argument("--d", type=int, default=64, metavar="N", help=say("cli.opt.train.d"))
     train.add_argument("--steps", type=int, default=1500, metavar="N")
     train.add_argument("--seed", type=int, default=0, metavar="N")
     train.add_argument("--out", type=Path, default=Path("runs/model"), metavar="DIR")
 
     assets = sub.add_parser("assets", help=say("cli.cmd.assets"))
     assets.add_argument("action", choices=("build", "verify"))
-    assets.add_argument("--out", type=Path, metavar="DIR", help="default: the assets folder")
+    assets.add_argument("--out", type=Path, metavar="DIR", help=say("cli.opt.assets.out"))
 
     serve = sub.add_parser("serve", help=say("cli.cmd.serve"))
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=2222)
     serve.add_argument("--authorized-keys", type=Path, metavar="FILE")
-    serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
+    serve.add_argument("--open", action="store_true", help=say("cli.opt.serve.open"))
     serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
     serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
     serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
     serve.add_argument(
-        "--max-sessions-per-address", type=int, default=10, metavar="N", help="guests included"
+        "--max-sessions-per-address",
+        type=int,
+        default=10,
+        metavar="N",
+        help=say("cli.opt.serve.per_address"),
     )
     serve.add_argument(
         "--max-connections",
         type=int,
         default=200,
         metavar="N",
-        help="open connections at once, logged in or not",
+        help=say("cli.opt.serve.connections"),
     )
     serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
     serve.add_argument(
@@ -270,7 +277,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         type=float,
         default=20,
         metavar="SECONDS",
-        help="time from login to starting the tutor",
+        help=say("cli.opt.serve.open_timeout"),
     )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
@@ -280,7 +287,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         type=float,
         default=1.0,
         metavar="PER_SECOND",
-        help="new connections per second per IP (token bucket)",
+        help=say("cli.opt.serve.rate"),
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
     serve.add_argument(
@@ -288,42 +295,33 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         type=int,
         default=0,
         metavar="N",
-        help="let learners train a model of their own live, N runs at a time on this "
-        "server (each holds a core for up to a few minutes); default 0: off",
+        help=say("cli.opt.serve.live_training"),
     )
     serve.add_argument(
         "--session-start",
         choices=("fork", "spawn"),
         default="fork",
-        help="fork: each session is a fork of one pre-loaded template process (light: "
-        "shared memory, quick start; the default); spawn: each starts a fresh Python",
+        help=say("cli.opt.serve.session_start"),
     )
-    serve.add_argument(
-        "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
-    )
+    serve.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.serve.data_dir"))
     serve.add_argument(
         "--database",
         metavar="URL",
-        help="keep progress in PostgreSQL (postgresql://user@host/dbname; default: "
-        "$TUTOR_DATABASE), shared by every server given the same URL",
+        help=say("cli.opt.serve.database"),
     )
     report = sub.add_parser("report", help=say("cli.cmd.report"))
     where = report.add_mutually_exclusive_group()
-    where.add_argument(
-        "--data-dir", type=Path, metavar="DIR", help="the SQLite progress file's folder"
-    )
-    where.add_argument(
-        "--database", metavar="URL", help="a postgresql:// URL (default: $TUTOR_DATABASE)"
-    )
-    report.add_argument("--lesson", metavar="ID", help="one lesson (default: every lesson)")
+    where.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.report.data_dir"))
+    where.add_argument("--database", metavar="URL", help=say("cli.opt.report.database"))
+    report.add_argument("--lesson", metavar="ID", help=say("cli.opt.report.lesson"))
     report.add_argument(
         "--authorized-keys",
         type=Path,
         metavar="FILE",
-        help="name learners by their key's comment in this file (else: the fingerprint's start)",
+        help=say("cli.opt.report.keys"),
     )
     form = report.add_mutually_exclusive_group()
-    form.add_argument("--csv", action="store_true", help="one row per learner and question")
+    form.add_argument("--csv", action="store_true", help=say("cli.opt.report.csv"))
     form.add_argument("--json", action="store_true")
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS, say=say)

@@ -122,3 +122,24 @@ def test_help_lists_the_commands_in_the_interface_language(
     out = capsys.readouterr().out
     assert out.startswith("usage: tutor")
     assert "open a lesson, optionally at a page" in out
+
+
+def test_every_option_is_explained_in_chinese_and_in_english_as_before() -> None:
+    import argparse
+    import re
+
+    def helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+        found = {}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found |= {f"{name} {k}": v for k, v in helps(sub).items()}
+                found |= {f"{c.dest}": c.help or "" for c in action._choices_actions}
+            elif action.help:
+                found[action.dest] = action.help
+        return found
+
+    zh, en = helps(build_parser("zh")), helps(build_parser("en"))
+    assert zh.keys() == en.keys() and len(zh) > 50
+    assert [k for k, v in zh.items() if not re.search(r"[\u4e00-\u9fff]", v)] == []
+    assert en["grade item"] == "a text question's id, or `summary`"
