@@ -143,3 +143,16 @@ def test_every_option_is_explained_in_chinese_and_in_english_as_before() -> None
     assert zh.keys() == en.keys() and len(zh) > 50
     assert [k for k, v in zh.items() if not re.search(r"[\u4e00-\u9fff]", v)] == []
     assert en["grade item"] == "a text question's id, or `summary`"
+
+
+def test_chinese_help_fits_an_80_column_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import unicodedata
+
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = build_parser("zh")
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for each in (parser, *commands.choices.values()):
+        for line in each.format_help().splitlines():
+            width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+            assert width <= 80 or width == len(line), line  # argparse's own long usage lines
