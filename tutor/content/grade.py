@@ -48,10 +48,6 @@ if TYPE_CHECKING:
     from tutor.content.models import Lesson
 
 MAX_CHARS = 10_000  # a summary is a few paragraphs; the reference is ~700
-LIMIT_NOTE = (
-    f"Only the first {MAX_CHARS:,} characters were graded; a rubric answer is a few "
-    "paragraphs, so shorten it to be graded whole."
-)
 SUMMARY = "summary"
 
 

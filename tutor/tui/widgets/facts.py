@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.fact_words import detail_line
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.flow import Flow
 
@@ -30,10 +31,6 @@ EVIDENCE_STYLE = {
 def badge(evidence: str, translate: Callable[[str], str]) -> tuple[str, str]:
     """`[证]`-style badge: the brackets and letter carry the level when colour is off."""
     return f"[{translate(f'evidence.badge.{evidence}')}]", EVIDENCE_STYLE.get(evidence, "bold")
-
-
-# Units that format_value already shows, or that read badly after a number.
-UNITS_IN_VALUE = frozenset({"", "%", "id", "year"})
 
 
 AFTER_WIDGETS = 1 << 30  # added to a strip's row in the focus order: below any widget
@@ -124,14 +121,7 @@ class FactStrip(Widget, can_focus=True):
         fact = ctx.facts.get(key)
         if fact is None:
             return ctx.t("fact.unknown", key=key)
-        label = fact.label_zh if ctx.lang == "zh" else fact.label_en
-        return ctx.t(
-            "fact.detail",
-            label=label,
-            value=ctx.fact_text(key) + (f" {fact.unit}" if fact.unit not in UNITS_IN_VALUE else ""),
-            evidence=ctx.t(f"evidence.{fact.evidence}"),
-            source=fact.source,
-        )
+        return detail_line(ctx, fact, ctx.fact_text(key))
 
     def redraw(self) -> None:
         """Chips and detail for the current focus and choice."""
