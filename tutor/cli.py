@@ -6,10 +6,14 @@ Nothing here imports textual, numpy or torch, so `tutor --help` answers at once.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Literal, NoReturn
 
 from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
 
@@ -36,92 +40,203 @@ _HANDLERS = {
 }
 
 
-def _add_globals(parser: argparse.ArgumentParser, default: object = None) -> None:
+Lang = Literal["zh", "en"]
+
+
+def _said(lang: Lang) -> Callable[[str], str]:
+    from tutor.tui.i18n import t
+
+    return lambda key: t(key, lang)
+
+
+def _add_globals(
+    parser: argparse.ArgumentParser, say: Callable[[str], str], default: object = None
+) -> None:
     """Global options; subcommands repeat them (default SUPPRESS) so they may follow too."""
     parser.add_argument(
-        "--model",
-        type=Path,
-        default=default,
-        metavar="DIR",
-        help="model directory (tokenizer.json + model.safetensors + config.json); "
-        "default: the shipped project model",
+        "--model", type=Path, default=default, metavar="DIR", help=say("cli.opt.model")
     )
     parser.add_argument(
-        "--content",
-        type=Path,
-        default=default,
-        metavar="DIR",
-        help="lessons folder (default: the shipped one)",
+        "--content", type=Path, default=default, metavar="DIR", help=say("cli.opt.content")
     )
-    parser.add_argument(
-        "--lang", choices=("zh", "en"), default=default, help="interface language (default: zh)"
-    )
-    parser.add_argument(
-        "--learner", default=default, metavar="NAME", help="learner id (default: the OS user)"
-    )
+    parser.add_argument("--lang", choices=("zh", "en"), default=default, help=say("cli.opt.lang"))
+    parser.add_argument("--learner", default=default, metavar="NAME", help=say("cli.opt.learner"))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tutor",
-        description="The embedding tutor: why a token ID cannot be computed with directly, "
-        "and what the embedding table does instead. With no command, opens the lessons.",
-    )
-    _add_globals(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, its "usage: " said in the interface's language."""
 
-    lesson = sub.add_parser("lesson", help="open a lesson, optionally at a page")
+    def __init__(self, prog: str, usage: str = "usage: ") -> None:
+        super().__init__(prog)
+        self._usage = usage
+        self._width -= _columns(usage) - len(usage)  # argparse counts 用法： as 3 columns
+
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+        super().add_usage(usage, actions, groups, self._usage if prefix is None else prefix)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """Lines of at most `width` terminal columns: a Chinese character takes two (argparse
+        counts one), and a line may break between any two of them."""
+        if not _WIDE.search(text):
+            return super()._split_lines(text, width)
+        lines, line = [], ""
+        for piece in _CHUNK.findall(text.strip()):
+            piece = " " if piece.isspace() else piece
+            if line and _columns(line + piece) > width:
+                lines.append(line.rstrip())
+                line = "" if piece == " " else piece
+            else:
+                line += piece
+        return [*lines, line.rstrip()] if line else lines
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
+
+
+_WIDE = re.compile(r"[\u2e80-\uffef]")
+# A line breaks between chunks: a Chinese character with the opening brackets before it
+# and the closing punctuation after it, a run of other text with its closing punctuation,
+# or spaces (so "，" or "）" never starts a line, and "（" never ends one).
+_OPEN, _CLOSE = "「『（《“", "、。，：；？！」』）》”…"
+_CHUNK = re.compile(
+    rf"[{_OPEN}]*[^\s\u2e80-\uffef]+[{_CLOSE}]*|[{_OPEN}]*[\u2e80-\uffef][{_CLOSE}]*|\s+"
+)
+
+
+def _columns(text: str) -> int:
+    return sum(2 if _WIDE.match(ch) else 1 for ch in text)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that says its headings and its usage errors in the interface's
+    language (argparse's own words are English)."""
+
+    def __init__(self, *args: object, lang: Lang = "zh", **kwargs: object) -> None:
+        self.lang: Lang = lang
+        say = _said(lang)
+        kwargs["formatter_class"] = partial(_Formatter, usage=say("cli.usage"))
+        super().__init__(*args, add_help=False, **kwargs)  # type: ignore[arg-type]
+        self._positionals.title = say("cli.positionals")
+        self._optionals.title = say("cli.options")
+        self.add_argument("-h", "--help", action="help", help=say("cli.help"))
+
+    def error(self, message: str) -> NoReturn:
+        from tutor.tui.i18n import t
+
+        self.print_usage(sys.stderr)
+        said = t(
+            "cli.usage_error", self.lang, prog=self.prog, error=_usage_error(message, self.lang)
+        )
+        self.exit(2, said + "\n")
+
+
+def _quoted(text: str) -> str:
+    """A value argparse quoted with repr(), unquoted."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _usage_error(message: str, lang: Lang) -> str:
+    """argparse's English `message` in `lang`, for the errors a person commonly meets."""
+    from tutor.tui.i18n import has, t
+
+    if lang == "en":
+        return message
+    comma = "、"
+    if m := re.fullmatch(r"the following arguments are required: (.*)", message):
+        return t("cli.arg.required", lang, names=m[1].replace(", ", comma))
+    if m := re.fullmatch(r"argument (\S+): invalid (\w+) value: (.*)", message):
+        kind = t(f"cli.type.{m[2]}", lang) if has(f"cli.type.{m[2]}") else m[2]
+        return t("cli.arg.invalid_value", lang, argument=m[1], type=kind, value=_quoted(m[3]))
+    if m := re.fullmatch(r"argument (\S+): invalid choice: (.*) \(choose from (.*)\)", message):
+        choices = comma.join(_quoted(c) for c in m[3].split(", "))
+        return t(
+            "cli.arg.invalid_choice", lang, argument=m[1], value=_quoted(m[2]), choices=choices
+        )
+    if m := re.fullmatch(r"unrecognized arguments: (.*)", message):
+        return t("cli.arg.unrecognized", lang, args=m[1])
+    if m := re.fullmatch(r"argument (\S+): expected one argument", message):
+        return t("cli.arg.expected_one", lang, argument=m[1])
+    if m := re.fullmatch(r"argument (\S+): not allowed with argument (\S+)", message):
+        return t("cli.arg.not_allowed", lang, argument=m[1], other=m[2])
+    if m := re.fullmatch(r"one of the arguments (.*) is required", message):
+        return t("cli.arg.one_required", lang, names=comma.join(m[1].split()))
+    return t("cli.arg.other", lang, message=message)
+
+
+def _lang_of(argv: Sequence[str]) -> Lang:
+    """The interface language argv asks for (`--lang en`, `--lang=en`, `--la en`): Chinese
+    unless English; known before parsing, so that parsing's errors are said in it."""
+    for n, arg in enumerate(argv):
+        name, _, value = arg.partition("=")
+        if len(name) >= 4 and "--lang".startswith(name):
+            value = value or (argv[n + 1] if n + 1 < len(argv) else "")
+            return "en" if value == "en" else "zh"
+    return "zh"
+
+
+def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
+    say = _said(lang)
+    parser = Parser(prog="tutor", description=say("cli.about"), lang=lang)
+    _add_globals(parser, say=say)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=partial(Parser, lang=lang)
+    )
+
+    lesson = sub.add_parser("lesson", help=say("cli.cmd.lesson"))
     lesson.add_argument("lesson_id", metavar="LESSON")
-    lesson.add_argument("--page", type=int, metavar="N", help="page number (1-based)")
+    lesson.add_argument("--page", type=int, metavar="N", help=say("cli.opt.lesson.page"))
 
-    sub.add_parser(
-        "explore",
-        help="any model's tokens, neighbours, analogy, heatmap and table shape "
-        "(default: the shipped model; --model DIR for another)",
-    )
+    sub.add_parser("explore", help=say("cli.cmd.explore"))
 
-    check = sub.add_parser("check", help="validate lesson content; path:line:col per problem")
+    check = sub.add_parser("check", help=say("cli.cmd.check"))
     check.add_argument("path", nargs="?", type=Path, metavar="PATH")
     check.add_argument(
         "--schema",
         action="store_true",
-        help="print the JSON Schema of lesson and page front matter and widget blocks",
+        help=say("cli.opt.check.schema"),
     )
-    check.add_argument("--out", type=Path, metavar="FILE", help="with --schema: write it here")
+    check.add_argument("--out", type=Path, metavar="FILE", help=say("cli.opt.check.out"))
 
-    new = sub.add_parser("new", help="start a lesson: one page of each kind, passing check")
+    new = sub.add_parser("new", help=say("cli.cmd.new"))
     new.add_argument("what", choices=("lesson",))
     new.add_argument("lesson_id", metavar="ID")
     new.add_argument(
-        "folder", nargs="?", type=Path, default=Path(), metavar="DIR", help="default: here"
+        "folder",
+        nargs="?",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help=say("cli.opt.new.folder"),
     )
 
-    preview = sub.add_parser("preview", help="open lessons and reload each page as you save it")
+    preview = sub.add_parser("preview", help=say("cli.cmd.preview"))
     preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
-    preview.add_argument("--lesson", metavar="ID", help="open this lesson")
-    preview.add_argument("--page", type=int, metavar="N", help="at this page")
+    preview.add_argument("--lesson", metavar="ID", help=say("cli.opt.preview.lesson"))
+    preview.add_argument("--page", type=int, metavar="N", help=say("cli.opt.preview.page"))
 
-    grade = sub.add_parser(
-        "grade", help="grade a free-text answer against a lesson's rubric (claims, misconceptions)"
-    )
+    grade = sub.add_parser("grade", help=say("cli.cmd.grade"))
     grade.add_argument("lesson_id", metavar="LESSON")
-    grade.add_argument("item", metavar="ITEM", help="a text question's id, or `summary`")
+    grade.add_argument("item", metavar="ITEM", help=say("cli.opt.grade.item"))
     answer = grade.add_mutually_exclusive_group(required=True)
-    answer.add_argument("--text", metavar="TEXT", help="the answer")
-    answer.add_argument("--file", type=Path, metavar="FILE", help="the answer, from a UTF-8 file")
+    answer.add_argument("--text", metavar="TEXT", help=say("cli.opt.grade.text"))
+    answer.add_argument("--file", type=Path, metavar="FILE", help=say("cli.opt.grade.file"))
     grade.add_argument("--json", action="store_true")
 
-    tok = sub.add_parser("tokenize", help="split text into pieces and IDs")
+    tok = sub.add_parser("tokenize", help=say("cli.cmd.tokenize"))
     tok.add_argument("text", metavar="TEXT")
     tok.add_argument(
         "--scheme",
         choices=SCHEMES,
         default="project",
-        help="project = the tokenizer of --model (default: the project model, byte-bpe-zh)",
+        help=say("cli.opt.tokenize.scheme"),
     )
     tok.add_argument("--json", action="store_true")
 
-    nb = sub.add_parser("neighbours", help="nearest tokens under one scheme")
+    nb = sub.add_parser("neighbours", help=say("cli.cmd.neighbours"))
     nb.add_argument("token", metavar="TOKEN")
     nb.add_argument("--scheme", choices=NEIGHBOUR_SCHEMES, default="after")
     nb.add_argument("--k", type=int, default=5)
@@ -129,24 +244,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--step",
         type=int,
         metavar="N",
-        help="cosine at a recorded training step, among the recorded tokens "
-        "(steps: tutor facts --key trajectory.steps)",
+        help=say("cli.opt.neighbours.step"),
     )
     nb.add_argument("--json", action="store_true")
 
-    sim = sub.add_parser("similarity", help="cosine similarity matrix of tokens")
+    sim = sub.add_parser("similarity", help=say("cli.cmd.similarity"))
     sim.add_argument("tokens", nargs="+", metavar="TOKEN")
     sim.add_argument("--stage", choices=STAGES, default="after")
     sim.add_argument(
         "--step",
         type=int,
         metavar="N",
-        help="the rows at a recorded training step instead of a stage "
-        "(steps: tutor facts --key trajectory.steps)",
+        help=say("cli.opt.similarity.step"),
     )
     sim.add_argument("--json", action="store_true")
 
-    ana = sub.add_parser("analogy", help="tokens nearest to A - B + C (A, B, C left out)")
+    ana = sub.add_parser("analogy", help=say("cli.cmd.analogy"))
     ana.add_argument("a", metavar="A")
     ana.add_argument("b", metavar="B")
     ana.add_argument("c", metavar="C")
@@ -154,38 +267,42 @@ def build_parser() -> argparse.ArgumentParser:
     ana.add_argument("--stage", choices=STAGES, default="after")
     ana.add_argument("--json", action="store_true")
 
-    facts = sub.add_parser("facts", help="every figure the lesson uses, with its evidence")
+    facts = sub.add_parser("facts", help=say("cli.cmd.facts"))
     facts.add_argument("--key", metavar="K")
     facts.add_argument("--json", action="store_true")
 
-    train = sub.add_parser("train", help="train a tiny language model (needs the train extra)")
-    train.add_argument("--corpus", type=Path, metavar="FILE", help="any UTF-8 text file")
-    train.add_argument("--d", type=int, default=64, metavar="N", help="embedding width")
+    train = sub.add_parser("train", help=say("cli.cmd.train"))
+    train.add_argument("--corpus", type=Path, metavar="FILE", help=say("cli.opt.train.corpus"))
+    train.add_argument("--d", type=int, default=64, metavar="N", help=say("cli.opt.train.d"))
     train.add_argument("--steps", type=int, default=1500, metavar="N")
     train.add_argument("--seed", type=int, default=0, metavar="N")
     train.add_argument("--out", type=Path, default=Path("runs/model"), metavar="DIR")
 
-    assets = sub.add_parser("assets", help="rebuild or verify the shipped assets")
+    assets = sub.add_parser("assets", help=say("cli.cmd.assets"))
     assets.add_argument("action", choices=("build", "verify"))
-    assets.add_argument("--out", type=Path, metavar="DIR", help="default: the assets folder")
+    assets.add_argument("--out", type=Path, metavar="DIR", help=say("cli.opt.assets.out"))
 
-    serve = sub.add_parser("serve", help="serve the tutor over SSH")
+    serve = sub.add_parser("serve", help=say("cli.cmd.serve"))
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=2222)
     serve.add_argument("--authorized-keys", type=Path, metavar="FILE")
-    serve.add_argument("--open", action="store_true", help="welcome unknown keys and guests")
+    serve.add_argument("--open", action="store_true", help=say("cli.opt.serve.open"))
     serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
     serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
     serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
     serve.add_argument(
-        "--max-sessions-per-address", type=int, default=10, metavar="N", help="guests included"
+        "--max-sessions-per-address",
+        type=int,
+        default=10,
+        metavar="N",
+        help=say("cli.opt.serve.per_address"),
     )
     serve.add_argument(
         "--max-connections",
         type=int,
         default=200,
         metavar="N",
-        help="open connections at once, logged in or not",
+        help=say("cli.opt.serve.connections"),
     )
     serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
     serve.add_argument(
@@ -193,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=20,
         metavar="SECONDS",
-        help="time from login to starting the tutor",
+        help=say("cli.opt.serve.open_timeout"),
     )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
@@ -203,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=1.0,
         metavar="PER_SECOND",
-        help="new connections per second per IP (token bucket)",
+        help=say("cli.opt.serve.rate"),
     )
     serve.add_argument("--burst", type=int, default=10, metavar="N")
     serve.add_argument(
@@ -211,47 +328,36 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         metavar="N",
-        help="let learners train a model of their own live, N runs at a time on this "
-        "server (each holds a core for up to a few minutes); default 0: off",
+        help=say("cli.opt.serve.live_training"),
     )
     serve.add_argument(
         "--session-start",
         choices=("fork", "spawn"),
         default="fork",
-        help="fork: each session is a fork of one pre-loaded template process (light: "
-        "shared memory, quick start; the default); spawn: each starts a fresh Python",
+        help=say("cli.opt.serve.session_start"),
     )
-    serve.add_argument(
-        "--data-dir", type=Path, metavar="DIR", help="the host key, and progress unless --database"
-    )
+    serve.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.serve.data_dir"))
     serve.add_argument(
         "--database",
         metavar="URL",
-        help="keep progress in PostgreSQL (postgresql://user@host/dbname; default: "
-        "$TUTOR_DATABASE), shared by every server given the same URL",
+        help=say("cli.opt.serve.database"),
     )
-    report = sub.add_parser(
-        "report", help="the teacher's view: every learner, question, misconception"
-    )
+    report = sub.add_parser("report", help=say("cli.cmd.report"))
     where = report.add_mutually_exclusive_group()
-    where.add_argument(
-        "--data-dir", type=Path, metavar="DIR", help="the SQLite progress file's folder"
-    )
-    where.add_argument(
-        "--database", metavar="URL", help="a postgresql:// URL (default: $TUTOR_DATABASE)"
-    )
-    report.add_argument("--lesson", metavar="ID", help="one lesson (default: every lesson)")
+    where.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.report.data_dir"))
+    where.add_argument("--database", metavar="URL", help=say("cli.opt.report.database"))
+    report.add_argument("--lesson", metavar="ID", help=say("cli.opt.report.lesson"))
     report.add_argument(
         "--authorized-keys",
         type=Path,
         metavar="FILE",
-        help="name learners by their key's comment in this file (else: the fingerprint's start)",
+        help=say("cli.opt.report.keys"),
     )
     form = report.add_mutually_exclusive_group()
-    form.add_argument("--csv", action="store_true", help="one row per learner and question")
+    form.add_argument("--csv", action="store_true", help=say("cli.opt.report.csv"))
     form.add_argument("--json", action="store_true")
     for subparser in sub.choices.values():
-        _add_globals(subparser, default=argparse.SUPPRESS)
+        _add_globals(subparser, default=argparse.SUPPRESS, say=say)
     return parser
 
 
@@ -262,7 +368,7 @@ def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:
     if any(arg in _HANDLERS or arg in ("-h", "--help") for arg in argv):
         return None
     parser = argparse.ArgumentParser(prog="tutor", add_help=False, exit_on_error=False)
-    _add_globals(parser)
+    _add_globals(parser, say=str)  # no help here: its keys stand in for the sentences
     try:
         args, rest = parser.parse_known_args(argv)
     except argparse.ArgumentError:
@@ -275,7 +381,7 @@ def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = _globals_only(argv) or build_parser().parse_args(argv)
+    args = _globals_only(argv) or build_parser(_lang_of(argv)).parse_args(argv)
     module = importlib.import_module(f"tutor.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.run(args) or 0)

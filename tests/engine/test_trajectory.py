@@ -105,7 +105,7 @@ def test_similarity_at_a_step_on_the_command_line(run):
 
 
 def test_neighbours_at_a_step_say_they_search_the_recorded_tokens(run):
-    result = _tutor("neighbours", "猫", "--step", str(run.steps[-1]), "--k", "3")
+    result = _tutor("--lang", "en", "neighbours", "猫", "--step", str(run.steps[-1]), "--k", "3")
     assert result.returncode == 0, result.stderr
     assert f"among the {len(run.tokens)} tokens recorded" in result.stdout
     nearest = run.nearest("猫", len(run.steps) - 1, k=3)
@@ -115,7 +115,7 @@ def test_neighbours_at_a_step_say_they_search_the_recorded_tokens(run):
 
 def test_an_unrecorded_step_names_the_nearest_recorded_ones(run):
     missing = next(s for s in range(run.steps[-1]) if s not in run.steps)
-    result = _tutor("similarity", "猫", "狗", "--step", str(missing))
+    result = _tutor("--lang", "en", "similarity", "猫", "狗", "--step", str(missing))
     assert result.returncode == 2
     assert "was not recorded" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -166,3 +166,69 @@ def test_a_model_without_a_recorded_run_is_a_one_line_error(tmp_path):
         f"tutor：这个模型没有记录训练过程，只能看训练前后两张表。（{model_dir} 里没有 "
         "trajectory.json 和 trajectory.safetensors）\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "neighbours", "similarity"),
+    [
+        (
+            "zh",
+            "'的' 在训练第 0 步：余弦，越大越近；"
+            "只在训练时记录下的 {count} 个 token 里找，不是整张表",
+            "训练第 0 步（共 {total} 步）的余弦相似度（验证集 loss {loss:.3f}）",
+        ),
+        (
+            "en",
+            "'的' at training step 0: cosine, bigger is nearer; among the {count} tokens recorded "
+            "during training, not the whole table",
+            "cosine similarity at training step 0 of {total} (validation loss {loss:.3f})",
+        ),
+    ],
+)
+def test_a_step_is_said_in_the_interface_language(run, capsys, lang, neighbours, similarity):
+    from tutor.cli import main
+
+    assert main(["--lang", lang, "neighbours", "的", "--step", "0", "--k", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == neighbours.format(count=len(run.tokens))
+    assert main(["--lang", lang, "similarity", "猫", "狗", "--step", "0"]) == 0
+    said = similarity.format(total=run.steps[-1], loss=run.meta.val_loss[0])
+    assert capsys.readouterr().out.splitlines()[0] == said
+
+
+@pytest.mark.parametrize(
+    ("argv", "zh", "en"),
+    [
+        (
+            ["similarity", "猫", "狗", "--step", "8"],
+            "tutor：训练时没有记录第 8 步；最近的记录点是第 7 步或第 9 步"
+            "（`tutor facts --key trajectory.steps` 会列出全部）",
+            "tutor: error: step 8 was not recorded; the nearest recorded steps are 7 or 9 "
+            "(`tutor facts --key trajectory.steps` lists them all)",
+        ),
+        (
+            ["neighbours", "猫", "--step", "99999"],
+            "tutor：训练时没有记录第 99,999 步；最近的记录点是第 800 步"
+            "（`tutor facts --key trajectory.steps` 会列出全部）",
+            "tutor: error: step 99999 was not recorded; the nearest recorded step is 800 "
+            "(`tutor facts --key trajectory.steps` lists them all)",
+        ),
+        (
+            ["neighbours", "汽油", "--step", "0"],
+            "tutor：「汽油」不在训练时记录下的 60 个 token 里；记录下的有 猫 狗 汽车 小明 小王 "
+            "小红 小李 小张 …",
+            "tutor: error: '汽油' is not among the 60 tokens recorded during training; the "
+            "recorded ones include 猫 狗 汽车 小明 小王 小红 小李 小张 …",
+        ),
+        (
+            ["neighbours", "猫", "--step", "0", "--k", "0"],
+            "tutor：要列出的近邻个数至少是 1，这里是 0",
+            "tutor: error: k must be at least 1, got 0",
+        ),
+    ],
+)
+def test_what_a_recorded_run_cannot_answer_is_said_in_the_interface_language(capsys, argv, zh, en):
+    from tutor.cli import main
+
+    for lang, said in (("zh", zh), ("en", en)):
+        assert main(["--lang", lang, *argv]) == 2
+        assert capsys.readouterr().err == said + "\n"

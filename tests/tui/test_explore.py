@@ -216,7 +216,7 @@ async def test_every_convention_opens_in_explore(
         app.screen.query_one("#text", Input).value = "cat dog king"
         await settle(pilot)
         assert app.screen.query_one(Heatmap).matrix is not None
-        assert "'cat' (id 2)" in text_of(app, "#neighbours")
+        assert text_of(app, "#neighbours").startswith("Neighbours of 'cat' (ID 2)\n")
 
 
 async def test_a_refused_analogy_reads_in_the_learners_language(
@@ -254,3 +254,24 @@ async def test_bytes_are_those_each_token_stands_for(
             ("'<0xBE>'", "BE"),
             ("'<0x99>'", "99"),
         ]
+
+
+async def test_esc_in_a_field_leaves_the_field_and_the_title_is_in_the_learners_language(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """As on a lesson page: esc in a text field leaves it (the key line then shows the
+    screen's keys), a second esc goes back; the neighbours' title is said in zh or en."""
+    for lang, title in [("zh", "「猫」（ID {id}）的邻居"), ("en", "Neighbours of '猫' (ID {id})")]:
+        app = make_app(start_explore=True, lang=lang)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await type_into(pilot, "#text", "猫")
+            assert isinstance(app.focused, Input)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, ExploreScreen) and not isinstance(app.focused, Input)
+            cat = open_model().scheme.encode("猫")[0]
+            assert text_of(app, "#neighbours").splitlines()[0] == title.format(id=cat.id)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not isinstance(app.screen, ExploreScreen)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from tutor.tui import i18n
+from tutor.tui import fact_words, i18n
 from tutor.tui.app import TutorApp
 from tutor.tui.screens import help, home, page, reading
 from tutor.tui.widgets import choice, facts, heatmap, lookup
@@ -99,3 +99,34 @@ def test_every_reason_a_store_fails_is_said_in_both_languages() -> None:
     from tutor.progress.trouble import TROUBLES
 
     assert sorted(code for code in TROUBLES if not i18n.has(f"store.why.{code}")) == []
+
+
+def test_a_facts_unit_and_source_are_said_in_the_interface_language() -> None:
+    from tutor.core.facts import load_facts
+
+    shipped = load_facts()
+    said = {
+        lang: [
+            fact_words.detail_line(i18n.Speaker(lang), shipped[key], value)
+            for key, value in (("qwen38.sentence_tokens", "5"), ("codepoint.over_qwen38", "4.5"))
+        ]
+        for lang in i18n.LANGS
+    }
+    assert said["zh"] == [
+        "贯穿例句在 Qwen3.8 里的 token 数：5 个 · 证据：引用 · 出处：Qwen3.8 仓库 tokenizer.json",
+        "码点表比 Qwen3.8 词表多出的倍数：4.5 倍 · 证据：数学可证明 · 出处：1,114,112 ÷ 248,320 ≈ "
+        "4.49 (两项见 codepoint.vocab 与 qwen38.vocab_size)",
+    ]
+    assert said["en"] == [
+        "tokens of the running sentence in Qwen3.8: 5 · evidence: cited · source: Qwen3.8 "
+        "repository tokenizer.json",
+        "code-point table over Qwen3.8's vocabulary: 4.5× · evidence: proof · source: "
+        "1,114,112 ÷ 248,320 ≈ 4.49 (both in codepoint.vocab and qwen38.vocab_size)",
+    ]
+
+
+def test_every_unit_of_a_shipped_fact_is_said_in_both_languages() -> None:
+    from tutor.core.facts import load_facts
+
+    units = {fact.unit for fact in load_facts().values()} - fact_words.UNITS_IN_VALUE
+    assert units and sorted(unit for unit in units if not i18n.has(f"unit.{unit}")) == []

@@ -170,3 +170,50 @@ async def test_the_key_line_is_one_line_at_80_columns_on_every_page(
                 assert key_line.size.height == 1, (page.number, type(widget).__name__, shown)
                 if not typing_into(widget):  # in a field ? types; else help is always there
                     assert ("帮助" if lang == "zh" else "Help") in shown
+
+
+async def test_keys_typed_right_after_tab_land_in_the_field_tab_reached(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Tab and the text after it in one read (a quick typist; SSH delivers keys in
+    batches): Textual forwarded the text to the widget Tab was leaving, before the Tab
+    binding moved the focus, and it was lost. Also from one field to the next."""
+    from tutor.tui.widgets.rows import RowsDemo
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        type_ahead(app, "tab", "a", "b", "c")
+        await settle(pilot)
+        field = app.screen.query(RowsDemo).first().query_one("#own", Input)
+        assert app.focused is field and field.value == "abc"
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("analogy"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = app.screen.query_one("#a", Input)
+        first.focus()
+        await settle(pilot)
+        first.value = ""
+        type_ahead(app, "x", "tab", "y")
+        await settle(pilot)
+        assert first.value == "x"
+        assert app.screen.query_one("#b", Input).value.endswith("y")
+
+
+@pytest.mark.parametrize("number", [page.number for page in shipped_lesson().pages])
+async def test_tab_reaches_the_pages_widgets_before_the_fact_chips(
+    make_app: Callable[..., TutorApp], number: int
+) -> None:
+    """The chips sit by the prose they back, above the widget (pages 3, 6, 7, 8): Tab
+    still reaches what the learner uses first, then the sources, each in reading order."""
+    from tutor.tui.widgets.facts import FactStrip
+
+    app = make_app(start_lesson=LESSON, start_page=number)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        chain = app.screen.focus_chain[1:]  # after the prose
+        chips = [stop for stop in chain if isinstance(stop, FactStrip)]
+        assert chain[len(chain) - len(chips) :] == chips
+        in_reading_order = sorted(chips, key=lambda chip: chip.virtual_region.y)
+        assert chips == in_reading_order

@@ -162,8 +162,9 @@ async def test_a_widget_taken_down_before_its_mount_handler_runs(
 ) -> None:
     """Two saves in a row in the preview open the page twice: the first build is taken down
     while its widgets' mount handlers are still queued, and those found their own parts
-    already removed (`No nodes match '#count' on TokenStrip`). Every widget of every page,
-    removed 0, 1, 2… loop turns after it was mounted: nothing raises."""
+    already removed (`No nodes match '#count' on TokenStrip`), and the page's typed text
+    was read from parts not mounted yet. Every widget of every page, read and removed 0,
+    1, 2 loop turns after it was mounted: nothing raises."""
     app = make_app(start_lesson=LESSON, start_page=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -176,6 +177,7 @@ async def test_a_widget_taken_down_before_its_mount_handler_runs(
                 box.mount(widget)
                 for _ in range(turns):
                     await asyncio.sleep(0)
+                app.screen.typed.now(100)  # what a page taken down keeps, read meanwhile
                 await box.remove()
                 assert app._exception is None, (type(widget).__name__, turns)
         await settle(pilot)

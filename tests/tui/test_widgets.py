@@ -522,3 +522,25 @@ def test_the_columns_the_prose_points_to_are_the_neighbour_panels_titles() -> No
         for match in re.finditer(r"「([^」]+)」一栏|([\w()（）-]+)\s*一栏", path.read_text())
     ]
     assert pointed and set(pointed) <= titles, pointed
+
+
+async def test_an_emptied_neighbour_field_shows_the_chosen_tokens_neighbours_again(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """A refused token's message stayed under a field the learner had emptied and entered:
+    what is shown is for what is on screen, the token chosen on the bar."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        shown_first = list(panel.answers)
+        field = panel.query_one("#other", Input)
+        await focus(pilot, field)
+        await pilot.press(*"qwertyuiop", "enter")
+        await settle(pilot)
+        assert all(answer.result is None for answer in panel.answers)
+        await pilot.press("ctrl+u", "enter")
+        await settle(pilot)
+        assert field.value == ""
+        assert panel.token == panel.query_one("#choice").value
+        assert panel.answers == shown_first

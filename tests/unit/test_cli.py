@@ -46,4 +46,113 @@ def test_a_mistyped_command_still_gets_argparse_s_message(
     with pytest.raises(SystemExit) as exited:
         main(["lesosn"])
     assert exited.value.code == 2
+    assert "没有「lesosn」这个选项" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--lang", "en", "lesosn"])
     assert "invalid choice: 'lesosn'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "zh", "en"),
+    [
+        (
+            ["grade"],
+            "tutor grade：缺少参数：LESSON、ITEM",
+            "tutor grade: error: the following arguments are required: LESSON, ITEM",
+        ),
+        (
+            ["lesson", "embedding", "--page", "abc"],
+            "tutor lesson：参数 --page：「abc」不是整数",
+            "tutor lesson: error: argument --page: invalid int value: 'abc'",
+        ),
+        (
+            ["bogus"],
+            "tutor：参数 COMMAND：没有「bogus」这个选项（可选：lesson、explore、check、new、"
+            "preview、grade、tokenize、neighbours、similarity、analogy、facts、train、assets、"
+            "serve、report）",
+            "tutor: error: argument COMMAND: invalid choice: 'bogus' (choose from 'lesson', "
+            "'explore', 'check', 'new', 'preview', 'grade', 'tokenize', 'neighbours', "
+            "'similarity', 'analogy', 'facts', 'train', 'assets', 'serve', 'report')",
+        ),
+        (
+            ["facts", "--nope"],
+            "tutor：不认识的参数：--nope",
+            "tutor: error: unrecognized arguments: --nope",
+        ),
+        (
+            ["facts", "--key"],
+            "tutor facts：参数 --key 后面要跟一个值",
+            "tutor facts: error: argument --key: expected one argument",
+        ),
+        (
+            ["grade", "embedding", "summary", "--text", "a", "--file", "b"],
+            "tutor grade：参数 --file 不能和 --text 一起用",
+            "tutor grade: error: argument --file: not allowed with argument --text",
+        ),
+        (
+            ["grade", "embedding", "summary"],
+            "tutor grade：--text、--file 之中要给出一个",
+            "tutor grade: error: one of the arguments --text --file is required",
+        ),
+    ],
+)
+def test_usage_errors_are_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str], argv: list[str], zh: str, en: str
+) -> None:
+    for lang, said, usage in (("zh", zh, "用法："), ("en", en, "usage: ")):
+        with pytest.raises(SystemExit) as exited:
+            main([*argv, "--lang", lang] if argv != ["bogus"] else ["--lang", lang, *argv])
+        err = capsys.readouterr().err
+        assert exited.value.code == 2
+        assert err.startswith(usage)
+        assert err.splitlines()[-1] == said
+
+
+def test_help_lists_the_commands_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("用法：tutor")
+    assert "打开一课，可以指定从第几页开始" in out
+    assert "options" not in out and "show this help" not in out
+    with pytest.raises(SystemExit):
+        main(["--lang", "en", "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tutor")
+    assert "open a lesson, optionally at a page" in out
+
+
+def test_every_option_is_explained_in_chinese_and_in_english_as_before() -> None:
+    import argparse
+    import re
+
+    def helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+        found = {}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found |= {f"{name} {k}": v for k, v in helps(sub).items()}
+                found |= {f"{c.dest}": c.help or "" for c in action._choices_actions}
+            elif action.help:
+                found[action.dest] = action.help
+        return found
+
+    zh, en = helps(build_parser("zh")), helps(build_parser("en"))
+    assert zh.keys() == en.keys() and len(zh) > 50
+    assert [k for k, v in zh.items() if not re.search(r"[\u4e00-\u9fff]", v)] == []
+    assert en["grade item"] == "a text question's id, or `summary`"
+
+
+def test_chinese_help_fits_an_80_column_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import unicodedata
+
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = build_parser("zh")
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for each in (parser, *commands.choices.values()):
+        for line in each.format_help().splitlines():
+            width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+            assert width <= 80 or width == len(line), line  # argparse's own long usage lines

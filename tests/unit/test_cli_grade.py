@@ -59,7 +59,31 @@ def test_a_claim_withdrawn_by_a_misconception_names_it(
 ) -> None:
     text = "ID 只是行号。ID 越大越重要"
     assert main(["--lang", "en", "grade", "embedding", "summary", "--text", text]) == 0
-    assert "    withdrawn by bigger-id-matters: 「ID 只是行号」" in capsys.readouterr().out
+    assert "    withdrawn by bigger-id-matters: “ID 只是行号”" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "text", ["索引？查表？意思和向量？随机初始？", "What is a lookup table?", "查表。"]
+)
+def test_questions_and_lone_keywords_meet_no_claim(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", "embedding", "explain-embedding", "--text", text, "--json"]) == 0
+    graded = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in graded["claims"] if c["met"]] == []
+
+
+def test_a_misconception_clause_is_no_claim_s_evidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "查表得到的向量会随上下文变化。ID 只是行号。"
+    assert main(["grade", "embedding", "explain-embedding", "--text", text]) == 0
+    out = capsys.readouterr().out
+    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    「ID 只是行号」\n" in out
+    assert "✗ onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n✗ " in out
+    assert "! vector-follows-context: 同一个 token 的向量随上下文变\n    「查表得到的" in out
+    assert out.count("「查表得到的向量会随上下文变化」") == 1
+    assert out.rstrip().endswith("1 / 4")
 
 
 REFUSED = [
@@ -119,3 +143,59 @@ def test_the_answer_is_required_once(capsys: pytest.CaptureFixture[str]) -> None
         main(["grade", "embedding", "summary"])
     with pytest.raises(SystemExit):
         main(["grade", "embedding", "summary", "--text", "a", "--file", "b"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh",
+            [
+                "✗ id-is-row: ID 只是行号，数值大小没有意义",
+                "    被误解抵消 bigger-id-matters：「ID 只是行号」",
+                "! bigger-id-matters: ID 大的 token 更重要",
+                "    「ID 越大越重要」",
+            ],
+        ),
+        (
+            "en",
+            [
+                "✗ id-is-row: A token ID is only a row number; its size means nothing",
+                "    withdrawn by bigger-id-matters: “ID 只是行号”",
+                "! bigger-id-matters: A token with a bigger ID matters more",
+                "    “ID 越大越重要”",
+            ],
+        ),
+    ],
+)
+def test_evidence_is_quoted_as_the_interface_language_quotes(
+    capsys: pytest.CaptureFixture[str], lang: str, expected: list[str]
+) -> None:
+    text = "ID 只是行号。ID 越大越重要"
+    assert main(["--lang", lang, "grade", "embedding", "summary", "--text", text]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] + lines[-4:-2] == expected
+    assert main(["--lang", lang, "grade", "embedding", "summary", "--text", "ID 不是行号"]) == 0
+    said = {"zh": "    否定：「ID 不是行号」", "en": "    denied: “ID 不是行号”"}[lang]
+    assert capsys.readouterr().out.splitlines()[1] == said
+
+
+@pytest.mark.parametrize(
+    ("lang", "note"),
+    [
+        ("zh", "1 / 6 · 只评了前 10,000 个字符；按评分要点作答只需几段，缩短后才能整篇评分。"),
+        (
+            "en",
+            "1 / 6 · Only the first 10,000 characters were graded; a rubric answer is a few "
+            "paragraphs, so shorten it to be graded whole.",
+        ),
+    ],
+)
+def test_the_limit_is_said_in_the_interface_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str, note: str
+) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("ID 只是行号。" + "很" * 10_000, encoding="utf-8")
+    argv = ["--lang", lang, "grade", "embedding", "summary", "--file", str(answer)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == note

@@ -56,7 +56,7 @@ def test_tokenize_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_tokenize_table(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "tokenize", "猫a", "--scheme", "codepoint")
+    code, out, _ = run(capsys, "--lang", "en", "tokenize", "猫a", "--scheme", "codepoint")
     assert code == 0
     assert out.splitlines() == [
         "codepoint: 2 tokens",
@@ -88,7 +88,7 @@ def test_neighbours_onehot_json_shows_the_tie(
             for i, piece in [(0, "<|endoftext|>"), (1, "!"), (2, '"')]
         ],
     }
-    code, out, _ = run(capsys, *argv)
+    code, out, _ = run(capsys, "--lang", "en", *argv)
     assert out.splitlines()[-1] == "399 tokens share the last score shown"
 
 
@@ -109,7 +109,17 @@ def test_neighbours_after_json_matches_the_core(
 
 def test_neighbours_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
     code, out, _ = run(
-        capsys, "--model", str(model_dir), "neighbours", "猫", "--scheme", "id", "--k", "2"
+        capsys,
+        "--lang",
+        "en",
+        "--model",
+        str(model_dir),
+        "neighbours",
+        "猫",
+        "--scheme",
+        "id",
+        "--k",
+        "2",
     )
     lines = out.splitlines()
     assert code == 0
@@ -174,7 +184,7 @@ def test_similarity_json(capsys: pytest.CaptureFixture[str], model_dir: Path) ->
 
 
 def test_similarity_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
-    code, out, _ = run(capsys, "--model", str(model_dir), "similarity", "猫", "狗")
+    code, out, _ = run(capsys, "--lang", "en", "--model", str(model_dir), "similarity", "猫", "狗")
     lines = out.splitlines()
     assert code == 0 and lines[0] == "cosine similarity, table after training"
     assert lines[1].split() == ["猫", "狗"]
@@ -327,10 +337,13 @@ def test_a_re_created_before_table_says_so(
         ["neighbours", "cat", "--scheme", "before"],
         ["analogy", "king", "man", "woman", "--stage", "before"],
     ):
-        code, out, err = run(capsys, "--model", str(hf_dir), *argv)
+        code, out, err = run(capsys, "--lang", "en", "--model", str(hf_dir), *argv)
         assert (code, err) == (0, "")
         first = out.splitlines()[0]
         assert "re-created: normal(0, 0.02)" in first and "not this model's real" in first
+        code, out, err = run(capsys, "--model", str(hf_dir), *argv)
+        first = out.splitlines()[0]
+        assert "重新生成：normal(0, 0.02)" in first and "不是这个模型真正的初始表" in first
 
 
 def test_errors_are_said_in_the_interface_language(
@@ -354,3 +367,84 @@ def test_an_unknown_fact_key_is_said_in_the_interface_language(
     assert err == "tutor：没有「NOPE」这个事实；`tutor facts` 会列出全部事实\n"
     code, out, err = run(capsys, "--lang", "en", "facts", "--key", "NOPE")
     assert (code, err) == (2, "tutor: error: no fact 'NOPE'; `tutor facts` lists them all\n")
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh",
+            [
+                "'猫'（id {cat}）按 after：训练后的表里的余弦，越大越近",
+                "名次 id 分数 token",
+                "余弦相似度，训练后的表",
+                "与 猫 - 狗 + 汽车 的余弦，训练后的表；不算 猫、狗、汽车 和特殊 token",
+                "codepoint：1 个 token",
+                "# id 位置 片段",
+            ],
+        ),
+        (
+            "en",
+            [
+                "'猫' (id {cat}) by after: cosine in the table after training, bigger is nearer",
+                "rank id score token",
+                "cosine similarity, table after training",
+                "cosine to 猫 - 狗 + 汽车, table after training; 猫, 狗, 汽车 and special tokens "
+                "left out",
+                "codepoint: 1 tokens",
+                "# id span piece",
+            ],
+        ),
+    ],
+)
+def test_headings_are_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str], model_dir: Path, lang: str, expected: list[str]
+) -> None:
+    model = ["--lang", lang, "--model", str(model_dir)]
+    _, out, _ = run(capsys, *model, "neighbours", "猫", "--k", "2")
+    neighbours = out.splitlines()
+    _, out, _ = run(capsys, *model, "similarity", "猫", "狗")
+    similarity = out.splitlines()
+    _, out, _ = run(capsys, *model, "analogy", "猫", "狗", "汽车")
+    analogy = out.splitlines()
+    _, out, _ = run(capsys, *model, "tokenize", "猫", "--scheme", "codepoint")
+    tokenize = out.splitlines()
+    said = [neighbours[0], neighbours[1], similarity[0], analogy[0], *tokenize[:2]]
+    said = [" ".join(line.split()) if line.startswith(("名", "r", "#")) else line for line in said]
+    assert said == [line.format(cat=tid("猫")) for line in expected]
+
+
+def test_ties_and_the_facts_table_are_said_in_chinese(
+    capsys: pytest.CaptureFixture[str], model_dir: Path, shipped_facts: Path
+) -> None:
+    _, out, _ = run(capsys, "--model", str(model_dir), "neighbours", "猫", "--scheme", "id")
+    assert out.splitlines()[-1] == "2 个 token 和最后显示的分数相同"
+    _, out, _ = run(capsys, "facts")
+    assert out.splitlines()[0].split() == ["键", "值", "单位", "证据", "出处"]
+    assert out.splitlines()[1].split()[:4] == ["corpus.once_share", "94.8%", "%", "实验验证"]
+
+
+def test_facts_units_and_sources_are_said_in_the_interface_language(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    said = {}
+    for lang in ("zh", "en"):
+        _, out, _ = run(capsys, "--lang", lang, "facts", "--key", "qwen38.sentence_tokens")
+        said[lang] = out.splitlines()[1].split()
+    assert said["zh"] == [
+        "qwen38.sentence_tokens",
+        "5",
+        "个",
+        "引用",
+        "Qwen3.8",
+        "仓库",
+        "tokenizer.json",
+    ]
+    assert said["en"] == [
+        "qwen38.sentence_tokens",
+        "5",
+        "cited",
+        "Qwen3.8",
+        "repository",
+        "tokenizer.json",
+    ]

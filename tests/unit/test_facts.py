@@ -183,3 +183,32 @@ def test_the_cited_facts_are_parsed_once_per_edit(tmp_path: Path) -> None:
     edited = _load_in_fresh_process(root, cache)
     assert edited["yaml"] is True
     assert edited["facts"]["qwen.vocab_size"]["value"] == 151936
+
+
+def _chinese_outside_quotes(text: str) -> list[str]:
+    """Chinese characters in `text` other than those of a quoted example (“猫”, 「猫」)."""
+    import re
+
+    bare = re.sub(r"“[^”]*”|「[^」]*」", "", text)
+    return re.findall(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", bare)
+
+
+def test_every_shipped_source_can_be_said_in_english() -> None:
+    """A cited or proven fact's source in Chinese has an English form (quoted examples are
+    the only Chinese it keeps); a measured one's is the command that measures it."""
+    for fact in load_facts().values():
+        if fact.evidence == "measured":
+            assert fact.source.startswith("tutor "), fact.key
+            continue
+        said = fact.source_in("en")
+        assert not _chinese_outside_quotes(said), (fact.key, said)
+        assert fact.source_in("zh") == fact.source
+
+
+def test_an_english_source_is_optional_and_checked(tmp_path: Path) -> None:
+    cited = CITED_YAML + '  source_en: "proof: two positions differ by 1"\n'
+    facts = load_facts(write_assets(tmp_path / "a", cited=cited))
+    assert facts["onehot.distance"].source_in("en") == "proof: two positions differ by 1"
+    assert facts["qwen.vocab_size"].source_in("en") == "Qwen3.8 config.json"
+    with pytest.raises(FactsError, match="source_en"):
+        load_facts(write_assets(tmp_path / "b", cited=CITED_YAML + "  source_en: 3\n"))

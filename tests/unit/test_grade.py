@@ -146,6 +146,40 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     ("You can swap the tokenizer at any time", set(), {SWAP}),
     ("Training updates the IDs", set(), {RETRAIN}),
     ("Lookup does not select a row", set(), set()),
+    # questions and lone keywords assert nothing
+    ("索引？查表？意思和向量？随机初始？", set(), set()),
+    ("查表。", set(), set()),
+    ("索引", set(), set()),
+    ("随机初始化", set(), set()),
+    ("可学习。配套。同一行。", set(), set()),
+    ("ID 只是行号吗？", set(), set()),
+    ("ID 越大越重要？", set(), set()),
+    ("What is a lookup table?", set(), set()),
+    ("Is an ID just a row number?", set(), set()),
+    ("Row number. Lookup table. Random init. Gradient descent.", set(), set()),
+    # a clause that states a misconception is no evidence for any claim
+    ("查表得到的向量会随上下文变化。", set(), {FOLLOWS}),
+    ("查表得到的向量会随上下文变化。ID 只是行号。", {ROW}, {FOLLOWS}),
+    ("ID 越大的 token 查表取出的那一行越重要", set(), {BIG}),
+    ("The lookup vector depends on the surrounding context.", set(), {FOLLOWS}),
+    ("Tokens with close IDs look up a row with related meanings.", set(), {CLOSE}),
+    # whole sentences that say the claim are still credited
+    ("每个 token 的 ID 就是它在表里的行号。", {ROW}, set()),
+    ("查表就是按 ID 取出那一行向量。", {LOOKUP}, set()),
+    ("ID 只是索引，查表取出一行", {ROW, LOOKUP}, set()),
+    ("表里的数一开始是随机的。", {LEARNED}, set()),
+    ("意思藏在向量的位置里。", {POSITION}, set()),
+    ("分词器和 embedding 表是配套的。", {BOUND}, set()),
+    ("A token ID is just a row index.", {ROW}, set()),
+    ("ID 相当于表的行索引", {ROW}, set()),
+    ("用 ID 当下标去取向量", {ROW}, set()),
+    ("词表在训练前就定好了", {BOUND}, set()),
+    ("查表得到的向量不会随上下文变化", {CONTEXT}, set()),
+    ("Token IDs are indices into the embedding matrix.", {ROW}, set()),
+    ("The embedding layer looks up the row for each ID.", {LOOKUP}, set()),
+    ("The numbers in the table start random and are learned.", {LEARNED}, set()),
+    ("Meaning lives in where the vector sits.", {POSITION}, set()),
+    ("The tokenizer is frozen before training.", {BOUND}, set()),
     # nothing to grade
     ("", set(), set()),
     ("   \n  ", set(), set()),
@@ -188,6 +222,31 @@ def test_a_misconception_is_never_credited_with_the_claim_it_contradicts(
     for found in result.matched:
         denied = set(summary_rubric.misconception(found.id).contradicts)
         assert denied.isdisjoint({claim.id for claim in result.met})
+
+
+@pytest.mark.parametrize(
+    "answer", [answer for answer, _claims, stated in ANSWERS if stated], ids=str
+)
+def test_a_clause_that_states_a_misconception_is_evidence_for_no_claim(
+    summary_rubric: Rubric, answer: str
+) -> None:
+    """Not only the claims it contradicts: 查表得到的向量会随上下文变化 says nothing right
+    about lookup either."""
+    result = grade(summary_rubric, answer)
+    stated = {found.evidence for found in result.matched}
+    assert stated and stated.isdisjoint({claim.evidence for claim in result.met})
+
+
+def test_a_question_asserts_nothing_and_its_answer_is_graded(summary_rubric: Rubric) -> None:
+    result = grade(
+        summary_rubric, "ID 是什么？ID 只是行号。What is a lookup? A lookup picks out one row."
+    )
+    assert {claim.id: claim.evidence for claim in result.met} == {
+        ROW: "ID 只是行号",
+        LOOKUP: "A lookup picks out one row",
+    }
+    asked = grade(summary_rubric, "ID 只是行号？")
+    assert asked.met == [] and [claim.id for claim in asked.claims if claim.denied] == []
 
 
 def test_a_misconception_anywhere_withdraws_the_claims_it_denies(summary_rubric: Rubric) -> None:

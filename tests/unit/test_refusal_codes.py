@@ -41,3 +41,26 @@ def test_similarity_refusals_have_their_codes() -> None:
     with pytest.raises(SimilarityError) as raised:
         cosine_matrix(np.zeros(3))
     assert (raised.value.code, raised.value.values) == ("not_a_matrix", {"shape": "(3,)"})
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "zh",
+            "「qwertyuiop」在 byte-bpe-zh 里不是一个 token："
+            "它会切成 「q」 + 「w」 + 「er」 + 「ty」",
+        ),
+        (
+            "en",
+            "“qwertyuiop” is not one token in byte-bpe-zh: it splits into “q” + “w” + “er” + “ty”",
+        ),
+    ],
+)
+def test_pieces_are_quoted_as_the_interface_language_quotes(lang: str, said: str) -> None:
+    from tutor.tui.i18n import Speaker
+    from tutor.tui.refusals import say
+
+    with pytest.raises(TokenizeError) as raised:
+        get_scheme("byte-bpe-zh").single_id("qwertyuiop")
+    assert say(Speaker(lang), raised.value).startswith(said)

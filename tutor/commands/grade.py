@@ -35,7 +35,7 @@ def _read(path: Path) -> bytes | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tutor.content.grade import LIMIT_NOTE, UnknownItem, grade, rubric_for
+    from tutor.content.grade import MAX_CHARS, UnknownItem, grade, rubric_for
 
     speaker = Speaker("en" if args.lang == "en" else "zh")
     if args.file is not None:
@@ -71,17 +71,20 @@ def run(args: argparse.Namespace) -> int:
         claim = rubric.claim(verdict.id)
         mark = "✓" if verdict.met else "✗"
         print(f"{mark} {verdict.id}: {claim.claim_zh if zh else claim.claim_en}")
+        evidence = speaker.t("core.quoted", text=verdict.evidence)
         if verdict.contradicted_by:
-            said = "被误解抵消" if zh else "withdrawn by"
-            print(f"    {said} {verdict.contradicted_by}: 「{verdict.evidence}」")
+            key = "grade.withdrawn_by"
+            print("    " + speaker.t(key, misconception=verdict.contradicted_by, evidence=evidence))
         elif verdict.evidence:
-            said = ("否定：" if zh else "denied: ") if verdict.denied else ""
-            print(f"    {said}「{verdict.evidence}」")
+            said = speaker.t("grade.denied", evidence=evidence) if verdict.denied else evidence
+            print(f"    {said}")
     for found in result.matched:
         misconception = rubric.misconception(found.id)
         name = misconception.name_zh if zh else misconception.name_en
         correction = misconception.correction_zh if zh else misconception.correction_en
-        print(f"! {found.id}: {name}\n    「{found.evidence}」\n    → {correction}")
-    limit = f" · {LIMIT_NOTE}" if result.truncated else ""
+        evidence = speaker.t("core.quoted", text=found.evidence)
+        print(f"! {found.id}: {name}\n    {evidence}\n    → {correction}")
+    note = speaker.t("grade.limit", limit=f"{MAX_CHARS:,}")
+    limit = f" · {note}" if result.truncated else ""
     print(f"{len(result.met)} / {len(result.claims)}{limit}")
     return 0

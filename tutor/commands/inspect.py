@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.core.model import ProjectModel
+    from tutor.core.similarity import Neighbour
+    from tutor.tui.i18n import Speaker
 
 EXIT_USAGE = 2
 
@@ -50,6 +52,18 @@ def _print_json(data: object) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def speaker_for(args: argparse.Namespace) -> Speaker:
+    """The interface's language: Chinese unless `--lang en`."""
+    from tutor.tui.i18n import Speaker
+
+    return Speaker("en" if args.lang == "en" else "zh")
+
+
+def columns(speaker: Speaker, *names: str) -> list[str]:
+    """Column names in the interface's language (`#` and `id` as they are)."""
+    return [name if name in ("#", "id") else speaker.t(f"inspect.col.{name}") for name in names]
+
+
 def _tokenize(args: argparse.Namespace) -> int:
     from tutor.core.tokenize import get_scheme
 
@@ -64,26 +78,22 @@ def _tokenize(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{args.scheme}: {len(tokens):,} tokens")
+    speaker = speaker_for(args)
+    print(speaker.t("inspect.tokens", scheme=args.scheme, count=f"{len(tokens):,}"))
     rows = [[str(i), str(t.id), f"{t.start}:{t.end}", _show(t.piece)] for i, t in enumerate(tokens)]
-    print(_table(["#", "id", "span", "piece"], rows))
+    print(_table(columns(speaker, "#", "id", "span", "piece"), rows))
     return 0
 
 
-_SCORE_NAMES = {
-    "id": "|id difference|, smaller is nearer",
-    "onehot": "Euclidean distance between one-hot vectors, smaller is nearer",
-    "before": "cosine in the table before training, bigger is nearer",
-    "after": "cosine in the table after training, bigger is nearer",
-}
-
-
-def _stage_note(model: ProjectModel, stage: str) -> str:
+def _stage_note(speaker: Speaker, model: ProjectModel, stage: str) -> str:
     """Said beside every "before" figure of a model whose initial table was re-created."""
-    return (
-        f" ({model.before_description})"
-        if stage == "before" and model.before_kind == "recreated"
-        else ""
+    from tutor.core.model import RECREATED_SEED
+
+    init = model.config.initialisation
+    if stage != "before" or model.before_kind != "recreated" or init is None:
+        return ""
+    return speaker.t(
+        "inspect.recreated", std=f"{init.std:g}", source=init.source, seed=RECREATED_SEED
     )
 
 
@@ -111,15 +121,26 @@ def _neighbours(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    speaker = speaker_for(args)
     print(
-        f"{_show(result.piece)} (id {result.id}) by {result.scheme}: "
-        f"{_SCORE_NAMES[args.scheme]}{_stage_note(model, args.scheme)}"
+        speaker.t(
+            "inspect.neighbours",
+            token=_show(result.piece),
+            id=result.id,
+            scheme=result.scheme,
+            score=speaker.t(f"inspect.score.{args.scheme}"),
+            note=_stage_note(speaker, model, args.scheme),
+        )
     )
-    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in result.neighbours]
-    print(_table(["rank", "id", "score", "token"], rows))
+    print(neighbour_table(speaker, result.neighbours))
     if result.tie_count > 1:
-        print(f"{result.tie_count:,} tokens share the last score shown")
+        print(speaker.t("inspect.ties", count=f"{result.tie_count:,}"))
     return 0
+
+
+def neighbour_table(speaker: Speaker, found: Sequence[Neighbour]) -> str:
+    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
+    return _table(columns(speaker, "rank", "id", "score", "token"), rows)
 
 
 def _similarity(args: argparse.Namespace) -> int:
@@ -135,7 +156,9 @@ def _similarity(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"tokens": pieces, "matrix": matrix.tolist()})
         return 0
-    print(f"cosine similarity, table {args.stage} training{_stage_note(model, args.stage)}")
+    speaker = speaker_for(args)
+    table, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
+    print(speaker.t("inspect.similarity", table=table, note=note))
     rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
     print(_table(["", *pieces], rows))
     return 0
@@ -156,12 +179,10 @@ def _analogy(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(
-        f"cosine to {a} - {b} + {c}, table {args.stage} training{_stage_note(model, args.stage)}; "
-        f"{a}, {b}, {c} and special tokens left out"
-    )
-    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
-    print(_table(["rank", "id", "score", "token"], rows))
+    speaker = speaker_for(args)
+    table, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
+    print(speaker.t("inspect.analogy", a=a, b=b, c=c, table=table, note=note))
+    print(neighbour_table(speaker, found))
     return 0
 
 
@@ -175,9 +196,20 @@ def _facts(args: argparse.Namespace) -> int:
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]
         )
         return 0
-    lang = args.lang or "zh"
-    rows = [[f.key, format_value(f, lang), f.unit, f.evidence, f.source] for f in facts]
-    print(_table(["key", "value", "unit", "evidence", "source"], rows))
+    from tutor.tui.fact_words import unit_word
+
+    speaker = speaker_for(args)
+    rows = [
+        [
+            f.key,
+            format_value(f, speaker.lang),
+            unit_word(speaker, f),
+            speaker.t(f"evidence.{f.evidence}"),
+            f.source_in(speaker.lang),
+        ]
+        for f in facts
+    ]
+    print(_table(columns(speaker, "key", "value", "unit", "evidence", "source"), rows))
     return 0
 
 

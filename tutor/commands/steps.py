@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from tutor.commands.inspect import _print_json, _show, _table
+from tutor.commands.inspect import _print_json, _show, _table, neighbour_table, speaker_for
 from tutor.core.model import open_model
 from tutor.core.trajectory import Trajectory, load
 
@@ -26,8 +26,12 @@ def similarity(args: argparse.Namespace) -> int:
         _print_json({"step": args.step, "tokens": pieces, "matrix": matrix.tolist()})
         return 0
     print(
-        f"cosine similarity at training step {args.step} of {run.steps[-1]} "
-        f"(validation loss {run.meta.val_loss[index]:.3f})"
+        speaker_for(args).t(
+            "inspect.step_similarity",
+            step=args.step,
+            total=run.steps[-1],
+            loss=f"{run.meta.val_loss[index]:.3f}",
+        )
     )
     rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
     print(_table(["", *pieces], rows))
@@ -50,7 +54,14 @@ def neighbours(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"{_show(args.token)} at training step {args.step}: cosine, bigger is nearer; {where}")
-    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
-    print(_table(["rank", "id", "score", "token"], rows))
+    speaker = speaker_for(args)
+    print(
+        speaker.t(
+            "inspect.step_neighbours",
+            token=_show(args.token),
+            step=args.step,
+            count=len(run.tokens),
+        )
+    )
+    print(neighbour_table(speaker, found))
     return 0

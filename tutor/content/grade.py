@@ -8,9 +8,14 @@ clause that asserts it:
 - no word of that phrase sits in the scope of a negation (不, 没, 不是, 不等于, not,
   doesn't …: from the negation to the end of the clause or to a turn such as 而是 / but),
   and the clause is not a denial as a whole (…是错的, 不对, 我以为…, that's wrong);
+- the clause is not a question (it ends in ？/? or 吗): a question asserts nothing;
 - the next clause is not a bare denial of it (`ID 越大越重要？不对。`);
-- no misconception that contradicts the claim is asserted in the answer, or stated in the
-  same clause: a misconception statement is never credited with the claim it denies.
+- no misconception is stated or quoted in the same clause (`查表得到的向量会随上下文变化`
+  earns no lookup claim), and none that contradicts the claim is asserted anywhere in the
+  answer: a misconception statement is never credited with a claim.
+
+A phrase names every part that makes its claim (`id + 是|只是 + 行号|索引`), so a lone
+keyword (`查表。`) or a bare noun phrase (`意思和向量`) asserts nothing either.
 
 Misconceptions are found the same way; one written inside quotes (「…」) is mentioned, not
 asserted, so a summary can name the misconceptions it corrected.
@@ -43,10 +48,6 @@ if TYPE_CHECKING:
     from tutor.content.models import Lesson
 
 MAX_CHARS = 10_000  # a summary is a few paragraphs; the reference is ~700
-LIMIT_NOTE = (
-    f"Only the first {MAX_CHARS:,} characters were graded; a rubric answer is a few "
-    "paragraphs, so shorten it to be graded whole."
-)
 SUMMARY = "summary"
 
 
@@ -191,6 +192,11 @@ def grade(rubric: Rubric, text: str) -> Grade:
 
     found = {m.id: answer.find(_matchers(m), quotes_mention=True) for m in rubric.misconceptions}
     asserted_anywhere = {m_id for m_id, hits in found.items() if _first(hits, "asserted")}
+    stated_in: dict[int, list[str]] = {}  # clause -> the misconceptions stated or quoted in it
+    for m_id, hits in found.items():
+        for hit in hits:
+            if hit.polarity in ("asserted", "mentioned"):
+                stated_in.setdefault(hit.clause, []).append(m_id)
     misconceptions = [
         MisconceptionVerdict(
             id=m_id, matched=m_id in asserted_anywhere, evidence=_first(hits, "asserted")
@@ -203,11 +209,13 @@ def grade(rubric: Rubric, text: str) -> Grade:
         rivals = contradicted_by.get(claim.id, [])
         hits = answer.find(_matchers(claim))
         blocking = {  # clause -> a misconception stated or quoted in it that denies the claim
-            hit.clause: rival
+            clause: rival
+            for clause, stated in stated_in.items()
             for rival in rivals
-            for hit in found.get(rival, [])
-            if hit.polarity in ("asserted", "mentioned")
+            if rival in stated
         }
+        # a clause that states any other misconception is no evidence for this claim at all
+        hits = [h for h in hits if h.clause in blocking or h.clause not in stated_in]
         spoiler = next((m for m in rivals if m in asserted_anywhere), None)
         asserted = [h for h in hits if h.polarity == "asserted"]
         credited = [h for h in asserted if h.clause not in blocking]
@@ -381,6 +389,7 @@ class _Clause:
     reports: list[Span] | None = None
     turns: list[int] | None = None
     bare_denial: bool = False
+    question: bool = False
 
 
 class _Answer:
@@ -398,10 +407,13 @@ class _Answer:
         start = 0
         for match in _CLAUSE_END.finditer(self.folded):
             if self.folded[start : match.start()].strip():
-                yield _Clause(start, match.start())
+                asked = (
+                    match.group() == "?" or self.folded[start : match.start()].rstrip()[-1] == "吗"
+                )
+                yield _Clause(start, match.start(), question=asked)
             start = match.end()
         if self.folded[start:].strip():
-            yield _Clause(start, len(self.folded))
+            yield _Clause(start, len(self.folded), question=self.folded.rstrip()[-1] == "吗")
 
     def _occurrences(self, pattern: re.Pattern[str]) -> dict[int, list[Span]]:
         """Where a synonym set's words occur, by clause: one pass over the whole answer."""
@@ -453,6 +465,8 @@ class _Answer:
     ) -> Polarity | None:
         if _distinct(occurrences) is None:
             return None
+        if self.clauses[number].question:  # asked, not said: neither asserted nor denied
+            return "mentioned"
         clause = self._cued(number)
         words = [span for spans in occurrences for span in spans]
         assert clause.negations is not None and clause.denials is not None

@@ -239,7 +239,8 @@ class RubricClaim(ContentModel):
     """A key claim and the ways to say it (`phrase_sets`), in Chinese and English.
 
     The grader (tutor/content/grade.py) credits it only in a clause that asserts it: a
-    phrase under 不/没/not… or inside a misconception it contradicts does not count.
+    phrase under 不/没/not…, in a question, or in a clause stating any misconception does
+    not count. So a phrase names the claim's parts, not one keyword (`id + 是 + 行号`).
     """
 
     id: str

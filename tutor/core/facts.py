@@ -49,8 +49,13 @@ class Fact(BaseModel):
     unit: str = ""
     evidence: Evidence
     source: str
+    source_en: str | None = None  # `source` in English, when it is written in Chinese
     label_zh: str
     label_en: str
+
+    def source_in(self, lang: Lang) -> str:
+        """Where to check the figure, in `lang` where the fact has it so."""
+        return self.source_en if lang == "en" and self.source_en is not None else self.source
 
 
 def _load_list(path: Path) -> list[object]:

@@ -174,7 +174,11 @@ class Trajectory:
         if rows.shape[:2] != (len(meta.steps), len(meta.tokens)):
             raise TrajectoryError(
                 f"the rows have shape {rows.shape}, but {len(meta.steps)} steps of "
-                f"{len(meta.tokens)} tokens are listed"
+                f"{len(meta.tokens)} tokens are listed",
+                "trajectory_shape",
+                shape=Name(rows.shape),
+                steps=len(meta.steps),
+                tokens=len(meta.tokens),
             )
         self.meta = meta
         self.rows = rows
@@ -194,17 +198,34 @@ class Trajectory:
             return self.steps.index(step)
         below = max((s for s in self.steps if s < step), default=None)
         above = min((s for s in self.steps if s > step), default=None)
-        near = " or ".join(str(s) for s in (below, above) if s is not None)
+        if below is None or above is None:
+            nearest = above if below is None else below
+            raise TrajectoryError(
+                f"step {step} was not recorded; the nearest recorded step is {nearest} "
+                "(`tutor facts --key trajectory.steps` lists them all)",
+                "step_outside",
+                step=step,
+                nearest=nearest,
+            )
         raise TrajectoryError(
-            f"step {step} was not recorded; the nearest recorded steps are {near} "
-            "(`tutor facts --key trajectory.steps` lists them all)"
+            f"step {step} was not recorded; the nearest recorded steps are {below} or {above} "
+            "(`tutor facts --key trajectory.steps` lists them all)",
+            "step_not_recorded",
+            step=step,
+            below=below,
+            above=above,
         )
 
     def token_index(self, piece: str) -> int:
         if piece not in self._index:
+            examples = " ".join(self.tokens[:8]) + (" …" if len(self.tokens) > 8 else "")
             raise TrajectoryError(
                 f"{piece!r} is not among the {len(self.tokens)} tokens recorded during "
-                "training; the recorded ones include " + "、".join(self.tokens[:8])
+                f"training; the recorded ones include {examples}",
+                "not_recorded",
+                piece=piece,
+                count=len(self.tokens),
+                examples=Name(examples),
             )
         return self._index[piece]
 
@@ -234,7 +255,7 @@ class Trajectory:
     def nearest(self, piece: str, index: int, k: int = 5) -> list[Neighbour]:
         """The k recorded tokens nearest (cosine) to `piece` at the `index`-th step."""
         if k < 1:
-            raise TrajectoryError(f"k must be at least 1, got {k}")
+            raise TrajectoryError(f"k must be at least 1, got {k}", "k_too_small", k=k)
         own = self.token_index(piece)
         cos = cosine_matrix(self.rows[index])[own]
         valid = np.ones(len(self.tokens), dtype=bool)

@@ -94,6 +94,11 @@ class TutorApp(App[None]):
         Binding("q", "quit", "key.quit"),
         Binding("ctrl+p", "command_palette", "key.palette"),
         Binding("t", "toggle_theme", "key.theme", show=False),
+        # Priority: the focus moves as the App reads Tab, so keys read with it go to the
+        # widget Tab reached (as bindings, they moved it only after those keys had been
+        # forwarded to the widget being left, and were lost there).
+        Binding("tab", "focus_next", "key.next_stop", show=False, priority=True),
+        Binding("shift+tab", "focus_previous", "key.prev_stop", show=False, priority=True),
     ]
 
     def __init__(

@@ -39,7 +39,9 @@ def _value(ctx: Says, value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, list):
-        shown = " + ".join(f"「{quote(ctx, str(piece))}」" for piece in value[:PIECES_SHOWN])
+        shown = " + ".join(
+            ctx.t("core.quoted", text=quote(ctx, str(piece))) for piece in value[:PIECES_SHOWN]
+        )
         more = len(value) - PIECES_SHOWN
         return shown + (ctx.t("core.more_pieces", count=f"{len(value):,}") if more > 0 else "")
     return str(value)

@@ -27,7 +27,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.keybar import KeyBar, typing_into
 
 if TYPE_CHECKING:
     from tutor.core.model import BeforeKind, ProjectModel, TableShape
@@ -122,6 +122,7 @@ class ExploreScreen(Screen[None]):
     ExploreScreen #heat { height: auto; }
     """
 
+    ESC_LEAVES_FIELDS: ClassVar[bool] = True  # the key line says so while a field has focus
     help_key = "help.explore"
 
     def __init__(self) -> None:
@@ -261,7 +262,7 @@ class ExploreScreen(Screen[None]):
         cosine = [f"{n.piece!r} {n.id} {n.score:.3f}" for n in view.by_cosine.neighbours]
         by_id = [f"{n.piece!r} {n.id}" for n in view.by_id.neighbours]
         rows = [list(pair) for pair in zip(cosine, by_id, strict=False)]
-        title = f"{view.by_cosine.piece!r} (id {view.by_cosine.id})"
+        title = ctx.t("explore.neighbours_of", piece=view.by_cosine.piece, id=view.by_cosine.id)
         table = columns([ctx.t("explore.by_cosine"), ctx.t("explore.by_id")], rows)
         self.query_one("#neighbours", Static).update(Content(f"{title}\n{table}"))
 
@@ -313,4 +314,9 @@ class ExploreScreen(Screen[None]):
         self.query_one("#heat-note", Static).update(Content.assemble(*parts))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """esc leaves a text field for the workbench (typing keys there type); on the
+        workbench itself it goes back."""
+        if typing_into(self.focused):
+            self.set_focus(None)  # Tab comes back to the first part
+        else:
+            self.app.pop_screen()

@@ -15,13 +15,15 @@ from tutor.tui import i18n
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.keybar import KeyBar
 
+FOCUS_MOVES = ("focus_next", "focus_previous")  # said in a sentence of its own (help.tab)
+
 
 def key_lines(screen: Screen) -> list[tuple[str, str]]:
     """(keys, description) for every shown binding active on `screen`, in its language."""
     ctx = tutor_context(screen)
     groups: dict[str, list[str]] = {}
     for _node, binding, _enabled, _tooltip in screen.active_bindings.values():
-        if not i18n.has(binding.description):
+        if not i18n.has(binding.description) or binding.action in FOCUS_MOVES:
             continue
         keys = groups.setdefault(binding.description, [])
         display = screen.app.get_key_display(binding)

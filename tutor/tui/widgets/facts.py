@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui.context import tutor_context
+from tutor.tui.fact_words import detail_line
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.flow import Flow
 
@@ -32,8 +33,7 @@ def badge(evidence: str, translate: Callable[[str], str]) -> tuple[str, str]:
     return f"[{translate(f'evidence.badge.{evidence}')}]", EVIDENCE_STYLE.get(evidence, "bold")
 
 
-# Units that format_value already shows, or that read badly after a number.
-UNITS_IN_VALUE = frozenset({"", "%", "id", "year"})
+AFTER_WIDGETS = 1 << 30  # added to a strip's row in the focus order: below any widget
 
 
 class FactStrip(Widget, can_focus=True):
@@ -64,6 +64,13 @@ class FactStrip(Widget, can_focus=True):
     def compose(self) -> ComposeResult:
         yield self._chips
         yield self._detail
+
+    @property
+    def _focus_sort_key(self) -> tuple[int, int]:
+        """After its siblings (Tab reaches the page's widgets first), in reading order: a
+        strip sits by the prose it backs, often above the widget the learner came to use."""
+        y, x = super()._focus_sort_key
+        return AFTER_WIDGETS + y, x
 
     def on_mount(self) -> None:
         if not still_shown(self):  # its page was taken down before it mounted
@@ -114,14 +121,7 @@ class FactStrip(Widget, can_focus=True):
         fact = ctx.facts.get(key)
         if fact is None:
             return ctx.t("fact.unknown", key=key)
-        label = fact.label_zh if ctx.lang == "zh" else fact.label_en
-        return ctx.t(
-            "fact.detail",
-            label=label,
-            value=ctx.fact_text(key) + (f" {fact.unit}" if fact.unit not in UNITS_IN_VALUE else ""),
-            evidence=ctx.t(f"evidence.{fact.evidence}"),
-            source=fact.source,
-        )
+        return detail_line(ctx, fact, ctx.fact_text(key))
 
     def redraw(self) -> None:
         """Chips and detail for the current focus and choice."""

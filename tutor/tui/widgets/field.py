@@ -118,13 +118,17 @@ class TypedText:
 
     def now(self, longest: int) -> dict[str, str]:
         """What the fields hold where it is not their example, each cut at the field's own
-        maximum length, at most `longest`; a field not built (yet) keeps what it was given."""
+        maximum length, at most `longest`; a field not built or mounted (yet) keeps what it
+        was given."""
         typed = dict(self.before)
         for owner, key, example, read in self._fields:
             if not owner.is_attached:
                 continue
             if read is None:
-                field = owner.query_one(f"#{key}")
+                found = owner.query(f"#{key}")
+                if not found:  # the page left before the owner's parts were mounted
+                    continue
+                field = found.first()
                 limit = min(getattr(field, "max_length", 0) or longest, longest)
                 value = str(field.value)[:limit]
             else:

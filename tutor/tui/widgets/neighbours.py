@@ -122,8 +122,9 @@ class NeighboursPanel(Asking, Vertical):
 
     @on(Input.Submitted, "#other")
     def _typed(self, event: Input.Submitted) -> None:
-        if event.value.strip():
-            self.ask_about(event.value.strip())
+        # an emptied field stands for the token chosen on the bar
+        chosen = self.query_one("#choice", ChoiceBar).value
+        self.ask_about(event.value.strip() or chosen)
 
     def ask_about(self, token: str) -> None:
         self.token = token
