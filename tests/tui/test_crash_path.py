@@ -203,3 +203,26 @@ def test_a_refused_answer_is_said_in_the_learners_language(tmp_path: Path, lang:
         store.record_attempt(LESSON, "q1", ["x" * 15_998], False)
     assert why_not_saved(TutorContext(lang, store), refused.value) == REFUSED[lang]
     assert len(store.attempts(LESSON, "q1")) == 1
+
+
+def test_a_terminal_that_goes_away_ends_the_tutor(tmp_path: Path) -> None:
+    """The terminal's other end closed without a hangup signal reaching the tutor (it is not
+    the terminal's controlling process, as under some multiplexers and test harnesses):
+    its input ends. The tutor went on reading that end in a busy loop (a core each, for
+    ever, nine of them on a shared machine); it now ends, as after `q`."""
+    tmp_path.mkdir(exist_ok=True)
+    leader, child = tutor_on_pty(tmp_path, 80, 24, "--learner", LEARNER, "lesson", LESSON)
+    output = b""
+    try:
+        while b"\x1b[?1049h" not in output:
+            output += os.read(leader, 65536)
+    finally:
+        os.close(leader)
+    try:
+        status = child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert status == 0
+    assert not (tmp_path / "crashes").exists()

@@ -8,6 +8,7 @@ thread workers. Broken content never reaches a page: it stops at the error scree
 from __future__ import annotations
 
 import gc
+import os
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from tutor.content.models import Lesson, Page
-    from tutor.tui.driver import InputHeld, PasteCut
+    from tutor.tui.driver import InputEnded, InputHeld, PasteCut
     from tutor.tui.screens.page import PageScreen
 
 # One Screen class per page kind, imported when a page of that kind first opens: the home
@@ -469,6 +470,19 @@ class TutorApp(App[None]):
     def on_input_held(self, _message: InputHeld) -> None:
         """The driver stopped reading keys until the app catches up (tutor.tui.driver)."""
         self.notify(t("input.held", self.lang), severity="warning", timeout=10)
+
+    def on_input_ended(self, message: InputEnded) -> None:
+        """The terminal went away (tutor.tui.driver): end as after `q`, saving what is
+        pending. What is still drawn or printed goes nowhere: written to the terminal it
+        would fail, and Python would end with status 120. A piped stdin that ran out leaves
+        the app running (nothing is lost)."""
+        if not message.terminal:
+            return
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(nowhere, fd)
+        os.close(nowhere)
+        self.exit()
 
     def on_paste_cut(self, message: PasteCut) -> None:
         chars, limit = f"{message.chars:,}", f"{message.limit:,}"

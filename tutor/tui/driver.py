@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import stat
 import threading
 import time
 from codecs import getincrementaldecoder
@@ -54,6 +55,16 @@ class PasteCut(Message):
         super().__init__()
         self.chars = chars
         self.limit = limit
+
+
+class InputEnded(Message):
+    """The terminal's input ended: its other end closed (a window or connection gone
+    without a hangup reaching the tutor, or stdin is /dev/null), or a piped stdin ran
+    out."""
+
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal  # a terminal, not a pipe: nobody is left to read the screen
 
 
 class PasteCap:
@@ -184,13 +195,22 @@ class PacedDriver(LinuxDriver):
         decode = getincrementaldecoder("utf-8")().decode
         cap = PasteCap(MAX_PASTE_CHARS)
         read = partial(os.read, self.fileno, _READ_BYTES)
+        # a terminal (or /dev/null), not a pipe; isatty() says no once it has hung up
+        terminal = stat.S_ISCHR(os.fstat(self.fileno).st_mode)
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             for last, (_key, mask) in loop_last(ready):
                 if mask & selectors.EVENT_READ:
-                    text = decode(read(), final=final and last)
+                    try:
+                        text = decode(read(), final=final and last)
+                    except OSError:  # EIO: the terminal's other end is gone
+                        text = ""
                     if not text:
-                        break  # stdin is a pipe that ended
+                        # Ended: at its end a file stays "ready", and reading on would be a
+                        # busy loop for ever (Textual's own loop does that)
+                        selector.unregister(self.fileno)
+                        self.send_message(InputEnded(terminal))
+                        break
                     kept = cap(text)
                     for event in parser.feed(kept) if kept else ():  # "" would end it
                         self.process_message(event)
@@ -200,10 +220,11 @@ class PacedDriver(LinuxDriver):
                 self.process_message(event)
 
         try:
-            while not self.exit_event.is_set():
+            while not self.exit_event.is_set() and selector.get_map():
                 process(selector.select(0.1))
-            selector.unregister(self.fileno)
-            process(selector.select(0.1), final=True)
+            if selector.get_map():
+                selector.unregister(self.fileno)
+                process(selector.select(0.1), final=True)
         finally:
             selector.close()
             try:
