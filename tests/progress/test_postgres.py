@@ -65,7 +65,7 @@ def test_many_first_starts_at_once_on_a_new_database(postgres_server: PostgresSe
     errors: list[BaseException] = []
 
     def first_start(n: int) -> None:
-        barrier.wait()
+        barrier.wait(timeout=60)
         try:
             store = PostgresStore(f"l{n}", url)
             store.visit_page("embedding", n)

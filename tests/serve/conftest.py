@@ -124,7 +124,7 @@ async def start_cli(
     lines = []
     while len(lines) < 6:
         line = await asyncio.to_thread(proc.stdout.readline)
-        assert line, f"tutor serve ended early: {proc.wait()} {proc.stderr.read()}"  # type: ignore[union-attr]
+        assert line, f"tutor serve ended early: {proc.wait(timeout=60)} {proc.stderr.read()}"  # type: ignore[union-attr]
         lines.append(line)
     banner = "".join(lines)
     port = int(re.search(r"listening on 127\.0\.0\.1 port (\d+), this machine only", banner)[1])  # type: ignore[index]

@@ -364,7 +364,7 @@ async def test_out_of_open_files_the_server_pauses_accepting_logs_once_and_sessi
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
             flood.kill()
-            flood.wait()
+            flood.wait(timeout=60)
         # files again: a new learner gets in
         bob = await Terminal.open(server.port, keys["bob"], source="127.0.0.2")
         await bob.wait_for(*HOME_WORDS)

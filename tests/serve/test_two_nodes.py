@@ -39,7 +39,7 @@ async def start_node(database: str, data: Path) -> tuple[subprocess.Popen[str], 
     banner = ""
     while "stop with Ctrl-C" not in banner:
         line = await asyncio.to_thread(proc.stdout.readline)
-        assert line, f"tutor serve ended early: {proc.wait()} {proc.stderr.read()}"  # type: ignore[union-attr]
+        assert line, f"tutor serve ended early: {proc.wait(timeout=60)} {proc.stderr.read()}"  # type: ignore[union-attr]
         banner += line
     assert "progress database: postgresql://tutor@/" in banner
     return proc, int(re.search(r"port (\d+)", banner)[1])  # type: ignore[index]

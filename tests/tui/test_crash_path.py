@@ -97,7 +97,7 @@ def run_on_pty(
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(timeout=60)
         os.close(leader)
     text = re.sub(
         rb"\x1b\[[0-9;?<>=]*[A-Za-z~$]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\\\)?", b"", output
@@ -223,6 +223,6 @@ def test_a_terminal_that_goes_away_ends_the_tutor(tmp_path: Path) -> None:
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(timeout=60)
     assert status == 0
     assert not (tmp_path / "crashes").exists()

@@ -75,5 +75,5 @@ def test_tutor_exits_non_zero_after_showing_broken_content(tmp_path: Path, comma
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(timeout=60)
         os.close(leader)

@@ -130,7 +130,7 @@ class PtyTutor:
     def close(self) -> None:
         if self.child.poll() is None:
             self.child.kill()
-            self.child.wait()
+            self.child.wait(timeout=60)
         os.close(self.leader)
 
 

@@ -177,11 +177,11 @@ async def test_a_tutor_killed_on_the_quiz_keeps_the_drafts(
     try:
         _wait_for(child, lambda: _visits(data_dir) > before)
         os.kill(child.pid, how)
-        assert child.wait() == -how
+        assert child.wait(timeout=60) == -how
     finally:
         if child.poll() is None:
             child.kill()
-            child.wait()
+            child.wait(timeout=60)
         os.close(leader)
     assert drafts_on_disk(data_dir) == WANTED
     await assert_restored(make_app)

@@ -369,7 +369,7 @@ async def test_a_widget_that_computes_can_still_take_focus_and_keys(
     real = core_similarity.similarity
 
     def held(*args, **kwargs):  # the real computation, once the test has looked
-        release.wait()
+        release.wait(timeout=60)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(core_similarity, "similarity", held)

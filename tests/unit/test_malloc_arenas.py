@@ -25,7 +25,7 @@ PROBE = textwrap.dedent(
 
     def allocate():
         libc.malloc(4096)  # the thread's first malloc picks or makes its arena
-        all_in.wait()  # all alive at once, so none hands its arena to the next
+        all_in.wait(timeout=60)  # all alive at once, so none hands its arena to the next
 
     threads = [threading.Thread(target=allocate) for _ in range(8)]
     for thread in threads:
