@@ -46,13 +46,13 @@ from tutor.core.paths import content_dir, corpus_dir
 from tutor.core.tokenize import get_scheme
 from tutor.progress.store import default_learner
 from tutor.tui.app import TutorApp
-from tutor.tui.i18n import t
 from tutor.tui.screens.page import PageScreen, Prose
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip
 from tutor.tui.widgets.training import TrainingRun
+from tutor.words.i18n import t
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot

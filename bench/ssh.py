@@ -72,7 +72,7 @@ from _common import (
 
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
-from tutor.tui.i18n import t
+from tutor.words.i18n import t
 
 COLS, ROWS = 80, 24
 INTERVAL_S = 0.2

@@ -61,7 +61,7 @@ def launches(returning_data_dir: str) -> list[Launch]:
 
     from tutor.content import load_lessons
     from tutor.core.paths import content_dir
-    from tutor.tui.i18n import t
+    from tutor.words.i18n import t
 
     titles = tuple(lesson.card.title for lesson in load_lessons(content_dir()).lessons)
     tutor = Launch(

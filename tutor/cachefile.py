@@ -1,7 +1,7 @@
 """JSON files in the user cache dir, each valid only under the key it was written with.
 
 Shared by the content cache (tutor.content.cache) and the parsed interface strings
-(tutor.tui.i18n): both keep the conclusion of slow work between starts, read back with
+(tutor.words.i18n): both keep the conclusion of slow work between starts, read back with
 json alone. Neither layer owns these helpers, so they live beside both.
 """
 

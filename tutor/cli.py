@@ -44,7 +44,7 @@ Lang = Literal["zh", "en"]
 
 
 def _said(lang: Lang) -> Callable[[str], str]:
-    from tutor.tui.i18n import t
+    from tutor.words.i18n import t
 
     return lambda key: t(key, lang)
 
@@ -121,7 +121,7 @@ class Parser(argparse.ArgumentParser):
         self.add_argument("-h", "--help", action="help", help=say("cli.help"))
 
     def error(self, message: str) -> NoReturn:
-        from tutor.tui.i18n import t
+        from tutor.words.i18n import t
 
         self.print_usage(sys.stderr)
         said = t(
@@ -141,7 +141,7 @@ def _quoted(text: str) -> str:
 
 def _usage_error(message: str, lang: Lang) -> str:
     """argparse's English `message` in `lang`, for the errors a person commonly meets."""
-    from tutor.tui.i18n import has, t
+    from tutor.words.i18n import has, t
 
     if lang == "en":
         return message

@@ -13,7 +13,7 @@ from tests.serve.conftest import Terminal, wait_until
 from tests.tui.conftest import LESSON, app_for, settle
 from tests.tui.test_quiz_summary import summary_page
 from tutor.serve.server import TutorServer
-from tutor.tui.i18n import t
+from tutor.words.i18n import t
 
 HOME_WORDS = ("embedding", "lesson")
 

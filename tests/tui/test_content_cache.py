@@ -18,11 +18,11 @@ from tutor.content import load_lessons
 from tutor.content.cache import LessonContent, open_content, preload_content
 from tutor.content.index import index_of
 from tutor.core.paths import content_dir
-from tutor.tui import i18n
 from tutor.tui.app import TutorApp
-from tutor.tui.problems import say_problem
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
+from tutor.words import i18n
+from tutor.words.problems import say_problem
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.progress.store import StoreLimitError
 from tutor.tui.app import TutorApp
 from tutor.tui.context import TutorContext
-from tutor.tui.refusals import why_not_saved
 from tutor.tui.screens.saving import SAVE_DELAY
 from tutor.tui.widgets.summary import SummaryEditor
+from tutor.words.refusals import why_not_saved
 
 APOLOGY = re.compile(
     r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"

@@ -19,10 +19,10 @@ from tutor.content import load_lessons
 from tutor.content.problems import Problem, is_control
 from tutor.progress.store import ProgressStore, StoreError, open_in_background
 from tutor.tui.app import TutorApp
-from tutor.tui.i18n import Speaker
-from tutor.tui.problems import say_problem
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport
+from tutor.words.i18n import Speaker
+from tutor.words.problems import say_problem
 
 BROKEN = Path(__file__).parent / "fixtures" / "broken"
 HOSTILE = Path(__file__).parents[1] / "content" / "fixtures" / "hostile"

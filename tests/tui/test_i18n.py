@@ -8,10 +8,10 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from tutor.tui import fact_words, i18n
 from tutor.tui.app import TutorApp
 from tutor.tui.screens import help, home, page, reading
 from tutor.tui.widgets import choice, facts, heatmap, lookup
+from tutor.words import fact_words, i18n
 
 TUI = Path(i18n.__file__).parent
 
@@ -85,7 +85,7 @@ def test_a_similarity_refusal_reads_in_chinese() -> None:
     from tutor.core.similarity import SimilarityError
     from tutor.progress.sqlite import SqliteStore
     from tutor.tui.context import TutorContext
-    from tutor.tui.refusals import say
+    from tutor.words.refusals import say
 
     ctx = TutorContext("zh", SqliteStore("guest", guest=True))
     refusal = SimilarityError("k must be at least 1, got 0", "k_too_small", k=0)

@@ -22,8 +22,8 @@ from tests.unit.hf_fixture import CONVENTIONS, random_table, write_hf_model, wri
 from tests.unit.test_hf import break_index
 from tutor.core.model import ModelError, ProjectModel
 from tutor.tui.app import TutorApp
-from tutor.tui.i18n import Speaker
-from tutor.tui.refusals import model_error, say
+from tutor.words.i18n import Speaker
+from tutor.words.refusals import model_error, say
 
 VOCAB, DIM = 64, 8
 LLAMA = next(c for c in CONVENTIONS if c.name == "llama")

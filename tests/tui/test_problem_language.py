@@ -18,10 +18,10 @@ from tests.tui.conftest import settle
 from tutor.content import load_lessons
 from tutor.content.problems import Problem
 from tutor.content.source import FIELD_TYPES, MAX_FILE_BYTES, MAX_YAML_ALIASES
-from tutor.tui import i18n
 from tutor.tui.app import TutorApp
-from tutor.tui.problems import say_problem
 from tutor.tui.screens.error import ErrorScreen
+from tutor.words import i18n
+from tutor.words.problems import say_problem
 
 CONTENT = Path(i18n.__file__).parents[1] / "content"
 FIXTURES = Path(__file__).parents[1] / "content" / "fixtures"
@@ -271,7 +271,7 @@ def test_check_speaks_chinese_by_default_and_english_when_asked(tmp_path: Path) 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_severity_is_said_in_the_interface_language(lang: str) -> None:
-    from tutor.tui.problems import render_said
+    from tutor.words.problems import render_said
 
     problem = Problem(Path("x.md"), 1, 1, "warning", "w", "line", code="no_pages")
     rendered = render_said(i18n.Speaker(lang), problem)

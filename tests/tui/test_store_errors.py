@@ -27,7 +27,7 @@ from tutor.progress.store import MAX_ATTEMPTS_PER_QUESTION, StoreLimitError
 from tutor.tui.app import TutorApp
 from tutor.tui.context import TutorContext
 from tutor.tui.messages import SummaryDraftChanged
-from tutor.tui.refusals import why_not_saved
+from tutor.words.refusals import why_not_saved
 
 WRITES = {"record_attempt", "save_summary", "submit_summary", "save_self_check", "visit_page"}
 

@@ -18,9 +18,9 @@ from tutor.core import live, trajectory
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
 from tutor.core.similarity import similarity
-from tutor.tui import i18n
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.training import StepPlot, TrainingRun
+from tutor.words import i18n
 
 
 async def _focused_run(pilot) -> TrainingRun:
@@ -244,8 +244,8 @@ def test_a_run_given_no_model_ends_in_one_line_and_says_why(tmp_path: Path) -> N
     failed = live.Failed.model_validate_json(line)
     assert (failed.code, failed.values) == ("model_not_found", {"path": str(missing)})
 
-    from tutor.tui.i18n import Speaker
     from tutor.tui.widgets.training import why_failed
+    from tutor.words.i18n import Speaker
 
     assert why_failed(Speaker("zh"), failed) == f"模型打不开：找不到模型文件夹 {missing}"
     assert why_failed(Speaker("en"), live.Failed(message="the process ended (exit 9)")) == (
@@ -279,8 +279,8 @@ def test_a_run_killed_from_outside_is_said_in_the_learners_language(tmp_path: Pa
     import queue
     import signal
 
-    from tutor.tui.i18n import Speaker
     from tutor.tui.widgets.training import why_failed
+    from tutor.words.i18n import Speaker
 
     messages: queue.Queue[object] = queue.Queue()
     run = live.LiveRun(8, 1000, tmp_path / "run", default_model_dir(), messages.put)

@@ -513,7 +513,7 @@ def test_the_columns_the_prose_points_to_are_the_neighbour_panels_titles() -> No
     import re
 
     from tutor.core.paths import content_dir
-    from tutor.tui.i18n import t
+    from tutor.words.i18n import t
 
     titles = {t(f"nb.scheme.{scheme}", "zh") for scheme in ("id", "onehot", "before", "after")}
     pointed = [

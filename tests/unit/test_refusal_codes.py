@@ -58,8 +58,8 @@ def test_similarity_refusals_have_their_codes() -> None:
     ],
 )
 def test_pieces_are_quoted_as_the_interface_language_quotes(lang: str, said: str) -> None:
-    from tutor.tui.i18n import Speaker
-    from tutor.tui.refusals import say
+    from tutor.words.i18n import Speaker
+    from tutor.words.refusals import say
 
     with pytest.raises(TokenizeError) as raised:
         get_scheme("byte-bpe-zh").single_id("qwertyuiop")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
-    from tutor.tui.i18n import Lang
+    from tutor.words.i18n import Lang
 
 
 EXIT_USAGE = 2

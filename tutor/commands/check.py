@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
-from tutor.tui.i18n import Lang, Speaker
-from tutor.tui.refusals import why_unwritable
+from tutor.words.i18n import Lang, Speaker
+from tutor.words.refusals import why_unwritable
 
 
 def _schema(out: Path | None, speaker: Speaker) -> int:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     In the interface's language, as the other commands say their errors: Chinese by
     default; with `--lang en` the content layer's own English messages."""
-    from tutor.tui.problems import render_said
+    from tutor.words.problems import render_said
 
     lang: Lang = "en" if getattr(args, "lang", None) == "en" else "zh"
     speaker = Speaker(lang)

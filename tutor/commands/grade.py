@@ -15,8 +15,8 @@ from pathlib import Path
 from tutor.cachefile import default_cache_dir
 from tutor.content.cache import LessonContent
 from tutor.core.paths import content_dir
-from tutor.tui.i18n import Speaker
-from tutor.tui.refusals import why_unreadable
+from tutor.words.i18n import Speaker
+from tutor.words.refusals import why_unreadable
 
 EXIT_USAGE = 2
 MAX_FILE_BYTES = 1_000_000  # far above what is graded (grade.MAX_CHARS), still bounded

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tutor.core.model import ProjectModel
     from tutor.core.similarity import Neighbour
-    from tutor.tui.i18n import Speaker
+    from tutor.words.i18n import Speaker
 
 EXIT_USAGE = 2
 
@@ -54,7 +54,7 @@ def _print_json(data: object) -> None:
 
 def speaker_for(args: argparse.Namespace) -> Speaker:
     """The interface's language: Chinese unless `--lang en`."""
-    from tutor.tui.i18n import Speaker
+    from tutor.words.i18n import Speaker
 
     return Speaker("en" if args.lang == "en" else "zh")
 
@@ -196,7 +196,7 @@ def _facts(args: argparse.Namespace) -> int:
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]
         )
         return 0
-    from tutor.tui.fact_words import unit_word
+    from tutor.words.fact_words import unit_word
 
     speaker = speaker_for(args)
     rows = [
@@ -251,8 +251,8 @@ def error_line(error: Exception, lang: str) -> str:
     from tutor.core.model import ModelError
     from tutor.core.table import TableError
     from tutor.core.trajectory import TrajectoryError
-    from tutor.tui.i18n import Speaker, t
-    from tutor.tui.refusals import model_error, say, sentence_key
+    from tutor.words.i18n import Speaker, t
+    from tutor.words.refusals import model_error, say, sentence_key
 
     message = str(error).strip().replace("\n", " ")
     if lang != "en":

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from tutor.content.scaffold import ScaffoldError, new_lesson
-from tutor.tui.i18n import Speaker
-from tutor.tui.refusals import why_unwritable
+from tutor.words.i18n import Speaker
+from tutor.words.refusals import why_unwritable
 
 
 def run(args: argparse.Namespace) -> int:

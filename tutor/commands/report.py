@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tutor.content.models import Lesson
     from tutor.progress.report import ClassReport, LessonReport, QuestionMark
-    from tutor.tui.i18n import Speaker
+    from tutor.words.i18n import Speaker
 
 
 def _mark(mark: QuestionMark) -> str:
@@ -196,8 +196,8 @@ def run(args: argparse.Namespace) -> int:
     from tutor.progress.classview import read_class
     from tutor.progress.report import class_report
     from tutor.progress.store import StoreError, default_data_dir, default_database, redact
-    from tutor.tui.i18n import Speaker
-    from tutor.tui.refusals import why_not_saved, why_unreadable
+    from tutor.words.i18n import Speaker
+    from tutor.words.refusals import why_not_saved, why_unreadable
 
     speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
     database = args.database or (None if args.data_dir else default_database())
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv:
         write_csv(report)
     else:
-        from tutor.tui.i18n import Speaker
+        from tutor.words.i18n import Speaker
 
         print_table(report, lessons, speaker)
     return 0

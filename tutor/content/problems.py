@@ -4,7 +4,7 @@ Editors and terminals turn `path:line:col` into a jump target, so authors land o
 character at fault; the rendered form adds the line itself with a caret under it.
 
 A problem's message is English (`tutor check --lang en`, logs); its `code` and `values` let an
-interface say the same in its language (tutor.tui.problems), as tutor.core.refusal does for
+interface say the same in its language (tutor.words.problems), as tutor.core.refusal does for
 the core's refusals. Three values are said the same way whatever the code: `where` (the
 mapping a field is in), `suggestion` (a close name: "did you mean") and `in_widget` (the
 widget block the problem is in).

@@ -1,5 +1,5 @@
 """A request refused, said twice: in English for the command line, and as a `code` with
-`values` so that an interface can say it in its own language (tutor.tui.refusals)."""
+`values` so that an interface can say it in its own language (tutor.words.refusals)."""
 
 from __future__ import annotations
 

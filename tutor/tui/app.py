@@ -32,10 +32,10 @@ from tutor.progress.store import (
 )
 from tutor.tui import cjk_wrap, css_cache
 from tutor.tui.context import TutorContext
-from tutor.tui.i18n import Lang, t
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
+from tutor.words.i18n import Lang, t
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
@@ -158,7 +158,7 @@ class TutorApp(App[None]):
         except (StoreError, sqlite3.Error, OSError) as exc:
             # The error screen still needs a context; nothing will be written to it.
             self.ctx = TutorContext(self.lang, open_store(self.learner, guest=True))
-            from tutor.tui.refusals import why_not_saved
+            from tutor.words.refusals import why_not_saved
 
             said = [t("error.store", self.lang, why=why_not_saved(self.ctx, exc))]
             location = getattr(exc, "values", {}).get("location")

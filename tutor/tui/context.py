@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from tutor.content.prose import fill_fact_refs
 from tutor.progress.store import ProgressStore, default_data_dir
-from tutor.tui.i18n import Lang, t
+from tutor.words.i18n import Lang, t
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode

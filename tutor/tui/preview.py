@@ -28,11 +28,11 @@ from tutor.content.cache import LessonContent
 from tutor.content.loader import ParsedFiles, load_lessons
 from tutor.content.problems import Problem
 from tutor.tui.app import TutorApp
-from tutor.tui.i18n import Lang, Speaker, t
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.problem import ProblemReport
+from tutor.words.i18n import Lang, Speaker, t
 
 if TYPE_CHECKING:
     from watchfiles import Change

@@ -12,11 +12,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tutor.content.problems import Problem
-from tutor.tui.i18n import Lang, Speaker
-from tutor.tui.problems import render_said
 from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.problem import ProblemReport
+from tutor.words.i18n import Lang, Speaker
+from tutor.words.problems import render_said
 
 
 class ErrorScreen(Screen[None]):

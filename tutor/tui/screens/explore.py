@@ -24,10 +24,10 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
-from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar, typing_into
+from tutor.words.refusals import say_or_model_error
 
 if TYPE_CHECKING:
     from tutor.core.model import BeforeKind, ProjectModel, TableShape

@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tutor.tui import i18n
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.keybar import KeyBar
+from tutor.words import i18n
 
 FOCUS_MOVES = ("focus_next", "focus_previous")  # said in a sentence of its own (help.tab)
 

@@ -34,7 +34,7 @@ from tutor.tui.messages import (
     SummaryDraftChanged,
     SummarySubmitted,
 )
-from tutor.tui.refusals import why_not_saved
+from tutor.words.refusals import why_not_saved
 
 if TYPE_CHECKING:
     from textual.widget import Widget

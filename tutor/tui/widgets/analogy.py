@@ -16,10 +16,10 @@ from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice, started_text
+from tutor.words.refusals import say_or_model_error
 
 if TYPE_CHECKING:
     from tutor.content.widgets import AnalogyWidget

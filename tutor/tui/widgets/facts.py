@@ -17,9 +17,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tutor.tui.context import tutor_context
-from tutor.tui.fact_words import detail_line
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.flow import Flow
+from tutor.words.fact_words import detail_line
 
 EVIDENCE_STYLE = {
     "proof": "bold $text-success",

@@ -16,10 +16,10 @@ from textual.content import Content
 from textual.reactive import reactive
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.flow import Flow
+from tutor.words.refusals import say_or_model_error
 
 if TYPE_CHECKING:
     import numpy as np

@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tutor.tui import i18n
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.flow import Flow
+from tutor.words import i18n
 
 MIN_SIZE = (40, 12)  # columns, rows: below this every screen shows only this line, asking
 

@@ -24,11 +24,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice
 from tutor.tui.widgets.numbers import number
+from tutor.words.refusals import say_or_model_error
 
 if TYPE_CHECKING:
     import numpy as np

@@ -19,11 +19,11 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import model_error, say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice, started_text
 from tutor.tui.widgets.update import update_in_place
+from tutor.words.refusals import model_error, say
 
 if TYPE_CHECKING:
     from tutor.content.widgets import NeighboursWidget

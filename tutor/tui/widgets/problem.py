@@ -13,8 +13,8 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from tutor.content.problems import Problem
-from tutor.tui.problems import render_said
-from tutor.tui.refusals import Says
+from tutor.words.problems import render_said
+from tutor.words.refusals import Says
 
 
 class ProblemReport(Widget):

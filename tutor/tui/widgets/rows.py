@@ -18,11 +18,11 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import quote, say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.token_strip import visible_piece
+from tutor.words.refusals import quote, say_or_model_error
 
 if TYPE_CHECKING:
     from tutor.content.widgets import RowsWidget

@@ -27,12 +27,12 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
-from tutor.tui.refusals import say
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import TextField, started_choice, started_text
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.update import update_in_place
+from tutor.words.refusals import say
 
 if TYPE_CHECKING:
     from tutor.content.widgets import TokensWidget

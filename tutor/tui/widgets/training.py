@@ -30,11 +30,11 @@ from textual_plotext import PlotextPlot
 
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
-from tutor.tui.refusals import Says, say, say_or_model_error, sentence_key
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
 from tutor.tui.widgets.numbers import number
 from tutor.tui.widgets.update import update_in_place
+from tutor.words.refusals import Says, say, say_or_model_error, sentence_key
 
 if TYPE_CHECKING:
     import numpy as np

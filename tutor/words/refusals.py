@@ -12,7 +12,7 @@ import errno
 from typing import Protocol
 
 from tutor.core.refusal import Coded, Name, Refusal
-from tutor.tui import i18n
+from tutor.words import i18n
 
 
 class Says(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from tutor.core.facts import Fact, Lang
-from tutor.tui import i18n
+from tutor.words import i18n
 
 # Units that format_value already shows, or that read badly after a number.
 UNITS_IN_VALUE = frozenset({"", "%", "id", "year"})

@@ -2,7 +2,7 @@
 
 A problem's message is English; its code names a sentence `content.<code>` in strings.toml
 (the core's refusals, which a widget's token check passes on, `core.<code>`, as
-tutor.tui.refusals says them). The place (`path:line:col:`) stays in front, as
+tutor.words.refusals says them). The place (`path:line:col:`) stays in front, as
 `tutor check` prints it, so an editor still jumps to the spot.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from tutor.content.problems import Problem, render_problem
 from tutor.core.refusal import Coded
-from tutor.tui import i18n
-from tutor.tui.refusals import Says, say
+from tutor.words import i18n
+from tutor.words.refusals import Says, say
 
 CORE = "core."
 
