@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from tests.postgres import postgres_server
 
 __all__ = ["postgres_server"]
@@ -16,3 +18,13 @@ __all__ = ["postgres_server"]
 for _number in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
     if signal.getsignal(_number) == signal.SIG_IGN:
         signal.signal(_number, lambda _signum, _frame: None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests of `tutor serve` are marked `serve`, and every `serve` or `pty` test is `slow`,
+    so that the fast tier (`pytest -m "not slow"`) leaves out every real process."""
+    for item in items:
+        if "tests/serve/" in item.nodeid:
+            item.add_marker(pytest.mark.serve)
+        if item.get_closest_marker("serve") or item.get_closest_marker("pty"):
+            item.add_marker(pytest.mark.slow)

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import LEARNER, LESSON, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
 from tutor.progress.sqlite import DB_FILENAME
@@ -36,6 +38,7 @@ SECTION_TEXT = "SELECT section, text FROM summaries WHERE learner = ? AND lesson
 PROBE = "k"  # a letter no key of the summary page is bound to
 
 
+@pytest.mark.pty
 def test_sigkill_keeps_what_was_typed_a_second_before(tmp_path: Path) -> None:
     db_path = tmp_path / DB_FILENAME
     command = ["--learner", LEARNER, "lesson", LESSON, "--page", str(summary_page())]

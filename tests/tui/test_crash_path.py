@@ -117,17 +117,20 @@ def assert_apology_and_crash_file(status: int, printed: str, data_dir: Path, err
     assert error in report
 
 
+@pytest.mark.pty
 def test_a_fault_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
     status, printed = run_on_pty(tmp_path, 80, 24, fault=True)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
+@pytest.mark.pty
 def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
     """`tutor preview` ends on a bug the way `tutor` does, not with a traceback."""
     status, printed = run_on_pty(tmp_path, 80, 24, command=("preview",), fault=True)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
+@pytest.mark.pty
 @pytest.mark.parametrize("size", [(1, 1), (5, 3)], ids=["1x1", "5x3"])
 def test_a_tiny_terminal_at_start_is_no_crash(tmp_path: Path, size: tuple[int, int]) -> None:
     """Too small a window asks to be enlarged (a real terminal: the app sees its size
@@ -137,6 +140,7 @@ def test_a_tiny_terminal_at_start_is_no_crash(tmp_path: Path, size: tuple[int, i
     assert "Traceback" not in printed and not (tmp_path / "crashes").exists()
 
 
+@pytest.mark.pty
 def test_a_progress_file_with_a_broken_page_ends_with_an_apology(tmp_path: Path) -> None:
     store = SqliteStore(LEARNER, tmp_path)
     for page in range(1, 200):  # enough rows for the table to span pages of its own
@@ -205,6 +209,7 @@ def test_a_refused_answer_is_said_in_the_learners_language(tmp_path: Path, lang:
     assert len(store.attempts(LESSON, "q1")) == 1
 
 
+@pytest.mark.pty
 def test_a_terminal_that_goes_away_ends_the_tutor(tmp_path: Path) -> None:
     """The terminal's other end closed without a hangup signal reaching the tutor (it is not
     the terminal's controlling process, as under some multiplexers and test harnesses):

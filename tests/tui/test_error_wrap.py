@@ -58,6 +58,7 @@ async def test_long_lines_wrap_with_the_caret_under_its_spot(
         assert cell_len(marker[: marker.index("^")]) == cell_len(above[: above.index("{{")])
 
 
+@pytest.mark.pty
 @pytest.mark.parametrize("command", ["--content", "preview"])
 def test_tutor_exits_non_zero_after_showing_broken_content(tmp_path: Path, command: str) -> None:
     """The real `tutor` (and `tutor preview`) on a pseudo-terminal: the error screen

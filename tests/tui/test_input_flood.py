@@ -141,6 +141,7 @@ def tutor(tmp_path: Path) -> PtyTutor:
     started.close()
 
 
+@pytest.mark.pty
 def test_a_flood_of_keys_is_read_as_fast_as_the_tutor_handles_it(tutor: PtyTutor) -> None:
     tutor.wait_for("pick a lesson")
     growth = tutor.flood(b"x" * KEYS_FLOOD)
@@ -149,6 +150,7 @@ def test_a_flood_of_keys_is_read_as_fast_as_the_tutor_handles_it(tutor: PtyTutor
     assert tutor.quit() == 0  # q, behind the last of the flood, still quits
 
 
+@pytest.mark.pty
 def test_a_paste_of_64_megabytes_is_cut_as_it_streams_in(tutor: PtyTutor) -> None:
     tutor.wait_for("pick a lesson")
     tutor.reading.clear()  # nobody reads the screen: the tutor cannot draw either

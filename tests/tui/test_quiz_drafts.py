@@ -161,6 +161,7 @@ async def test_a_guest_types_and_submits_and_nothing_is_written(
     assert not (data_dir / DB_FILENAME).exists()
 
 
+@pytest.mark.pty
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGHUP], ids=["kill-9", "hangup"])
 async def test_a_tutor_killed_on_the_quiz_keeps_the_drafts(
     make_app: Callable[..., TutorApp], data_dir: Path, how: signal.Signals
