@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 MACHINE_KEYS = {"platform", "python", "cpu_count", "load_average_at_start", "source"}
 

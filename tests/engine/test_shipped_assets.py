@@ -37,6 +37,8 @@ from tutor.core.similarity import analogy, nearest
 from tutor.core.tokenize import get_scheme
 from tutor.core.vocab import build_all
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 ASSETS = assets_dir()
 
 

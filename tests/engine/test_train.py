@@ -14,6 +14,8 @@ from tutor.core.model import open_model  # noqa: E402
 from tutor.core.train import TrainConfig, save_model_dir, train  # noqa: E402
 from tutor.core.vocab import TokenizerSpec, build_byte_bpe  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def small():

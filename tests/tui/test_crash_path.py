@@ -31,6 +31,8 @@ from tutor.tui.screens.saving import SAVE_DELAY
 from tutor.tui.widgets.summary import SummaryEditor
 from tutor.words.refusals import why_not_saved
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 APOLOGY = re.compile(
     r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from rich.cells import cell_len
 from textual.widgets import Input, TextArea
 
@@ -26,6 +27,8 @@ from tutor.tui.widgets.lookup import (
     number,
 )
 from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
+
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
 LESSON = "embedding"
 

@@ -27,6 +27,8 @@ from tutor.tui.screens.explore import HEATMAP_LIMIT, ExploreScreen
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.heatmap import Heatmap
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 BERT = next(c for c in CONVENTIONS if c.name == "bert")
 
 

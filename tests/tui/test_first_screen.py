@@ -19,6 +19,8 @@ from tutor.tui.app import TutorApp
 from tutor.tui.first_screen import least_markdown_lines
 from tutor.tui.screens.page import PageScreen
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 SIZES = [(80, 24), (120, 40)]
 
 

@@ -25,6 +25,8 @@ from tests.tui.conftest import LEARNER, tutor_on_pty
 from tutor.tui.app import TutorApp
 from tutor.tui.driver import MAX_PASTE_CHARS, MAX_WAITING_EVENTS, InputHeld, PacedDriver, PasteCap
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 COLUMNS, ROWS = 80, 24
 MB = 1024 * 1024
 GROWTH_LIMIT_MB = 16  # the most the tutor may grow by during a flood

@@ -24,6 +24,8 @@ from tutor.tui.widgets.path import RepresentationPath
 from tutor.tui.widgets.rows import RowsDemo
 from tutor.tui.widgets.token_strip import Answer, TokenStrip
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 
 async def type_into(pilot, field: Input, text: str) -> None:
     field.focus()

@@ -16,6 +16,8 @@ from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar, typing_into
 from tutor.tui.widgets.token_strip import TokenStrip
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 
 async def test_esc_in_a_text_field_leaves_the_field_not_the_page(
     make_app: Callable[..., TutorApp],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import OptionList
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson, until
@@ -13,6 +14,8 @@ from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.screens.reading import ReadingScreen
 from tutor.tui.widgets.keybar import KeyBar
+
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
 
 async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., TutorApp]) -> None:

@@ -20,6 +20,8 @@ from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 PAGES = [page.number for page in shipped_lesson().pages]
 
 

@@ -12,9 +12,13 @@ import gc
 import weakref
 from collections.abc import Callable
 
+import pytest
+
 from tests.tui.conftest import settle
 from tutor.tui.app import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD, TutorApp
 from tutor.tui.screens.page import PageScreen
+
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
 
 async def test_pages_left_behind_are_freed_after_the_turn(

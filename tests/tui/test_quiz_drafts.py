@@ -22,6 +22,8 @@ from tutor.progress.sqlite import DB_FILENAME
 from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.app import TutorApp
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 TEXT = "ID 只是行号 表里那一行才是向量"
 NUMBER = "1.41"
 

@@ -15,6 +15,8 @@ from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.summary import SummaryEditor
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 WRONG = "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。"
 PARAPHRASE = (
     "token ID 只是一个索引，用来在表里取出对应的那一行向量，这和 one-hot 乘矩阵等价。"

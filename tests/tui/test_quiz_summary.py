@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 
 from tests.tui.conftest import LEARNER, LESSON, settle, shipped_lesson, until
@@ -15,6 +16,8 @@ from tutor.progress.sqlite import DB_FILENAME
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.quiz import QuizQuestion
 from tutor.tui.widgets.summary import SummaryEditor
+
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
 
 def quiz_page() -> tuple[int, QuizFront]:

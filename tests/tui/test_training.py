@@ -22,6 +22,8 @@ from tutor.tui.app import TutorApp
 from tutor.tui.widgets.training import StepPlot, TrainingRun
 from tutor.words import i18n
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 
 async def _focused_run(pilot) -> TrainingRun:
     await settle(pilot)

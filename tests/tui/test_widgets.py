@@ -32,6 +32,8 @@ from tutor.tui.widgets.pipeline import PipelineStrip
 from tutor.tui.widgets.rows import RowsDemo
 from tutor.tui.widgets.token_strip import PIECE_ROWS, TokenStrip
 
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
 
 async def focus(pilot, widget) -> None:
     widget.focus()

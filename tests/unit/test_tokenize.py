@@ -324,6 +324,7 @@ def test_a_scheme_is_read_without_parsing_its_vocabulary(
     assert not [text for text in parsed if '"vocab"' in text]
 
 
+@pytest.mark.slow
 def test_two_workers_asking_at_once_share_one_scheme(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two widgets of one page ask for the project tokenizer together, each in its own
     worker: the second waits for the first's instead of loading a copy of its own."""
