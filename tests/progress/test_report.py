@@ -266,10 +266,49 @@ def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadshee
     keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
     where = {"data_dir": tmp_path}
     table = report(where, "--authorized-keys", str(keys), "--lang", "en")
-    assert "=1+[red]x?[2J" in table
+    assert "=1+[red]x␛[2J" in table
     assert "\x1b" not in table
     rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
-    assert {row["name"] for row in rows} == {"'=1+[red]x?[2J"}
+    assert {row["name"] for row in rows} == {"'=1+[red]x␛[2J"}
+
+
+# a learner name (`--learner`, a ForceCommand's TUTOR_LEARNER) and answers as hostile as a
+# learner can type them: a formula, C1 CSI, bidi override, zero-width space, DEL, ESC
+HOSTILE_NAME = '=HYPERLINK("http://x","y")\x9b2J\u202e'
+HOSTILE_TEXT = "2 #\x1b]0;owned\x07\x9b31m\u202eevil\u200b\x7f"
+
+
+def hidden_characters(text: str) -> list[str]:
+    import unicodedata
+
+    hidden = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+    return [c for c in text if c not in "\n\r" and unicodedata.category(c) in hidden]
+
+
+def test_learner_text_never_reaches_the_teacher_s_terminal_raw(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """Names, numeric and text answers and summaries, in the table, the CSV and the JSON:
+    nothing a terminal acts on is printed, and no CSV cell starts like a formula."""
+    learner = open_as(HOSTILE_NAME)
+    learner.visit_page("embedding", 15)
+    learner.record_attempt("embedding", "onehot-distance", HOSTILE_TEXT, False)
+    learner.record_attempt("embedding", "explain-embedding", HOSTILE_TEXT, False)
+    learner.save_summary("embedding", "understanding", HOSTILE_TEXT)
+    learner.save_summary("embedding", "remaining-questions", HOSTILE_TEXT)
+    for lang in ("en", "zh"):
+        table = report(where, "--lang", lang)
+        assert hidden_characters(table) == [], table
+        assert "⟨U+009B⟩" in table and "⟨U+202E⟩" in table
+    text = report(where, "--json")
+    assert hidden_characters(text) == []
+    data = json.loads(text)  # tools still get exactly what was typed
+    assert data["lessons"][0]["learners"][0]["learner"] == HOSTILE_NAME
+    sheet = report(where, "--csv")
+    assert hidden_characters(sheet) == []
+    for row in csv.reader(io.StringIO(sheet)):
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), row
 
 
 def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptions(

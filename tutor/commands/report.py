@@ -1,7 +1,9 @@
 """`tutor report`: the teacher's view of the class, as a table, CSV or JSON.
 
 Read-only: it opens the progress store for reading only, so learners working at the
-same time are neither blocked nor slowed.
+same time are neither blocked nor slowed. What learners typed (names, answers) is printed
+through tutor.core.printable in every form: it cannot act on the teacher's terminal or
+run in their spreadsheet.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tutor.core.printable import escaped_json, printable, spreadsheet_cell
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -91,7 +95,7 @@ def print_table(report: ClassReport, lessons: list[Lesson], speaker: Speaker) ->
         learners.add_column(say("report.self"), justify="right", no_wrap=True)
         for row in lesson.learners:
             learners.add_row(
-                row.name,
+                printable(row.name),
                 f"{row.pages_reached}/{row.pages_total}",
                 _seen(row.last_seen),
                 *(_mark(mark) for mark in row.questions),
@@ -116,7 +120,7 @@ def _print_questions(
     table.add_column(say("report.right_first"), justify="right", no_wrap=True)
     table.add_column(say("report.most_wrong"), overflow="fold")
     for number, row in enumerate(lesson.questions, 1):
-        wrong = f"{row.most_chosen_wrong} (×{row.most_chosen_wrong_count})"
+        wrong = f"{printable(row.most_chosen_wrong or '')} (×{row.most_chosen_wrong_count})"
         table.add_row(
             say("report.q", number=number),
             row.question,
@@ -135,14 +139,9 @@ def _print_questions(
         console.print(misconceptions)
 
 
-def _cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one starting like a formula (= + - @)
-    gets a leading apostrophe, so a name cannot run as one."""
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def write_csv(report: ClassReport) -> None:
-    """One row per learner and question: the sheet a teacher sorts and filters."""
+    """One row per learner and question: the sheet a teacher sorts and filters. Every
+    text cell, ids too (a learner id is a `--learner` name), is a spreadsheet_cell."""
     out = csv.writer(sys.stdout)
     out.writerow(
         [
@@ -167,9 +166,9 @@ def write_csv(report: ClassReport) -> None:
     for lesson in report.lessons:
         for row in lesson.learners:
             common = [
-                lesson.lesson,
-                _cell(row.name),
-                row.learner,
+                spreadsheet_cell(lesson.lesson),
+                spreadsheet_cell(row.name),
+                spreadsheet_cell(row.learner),
                 row.pages_reached,
                 row.pages_total,
                 row.furthest_page if row.furthest_page is not None else "",
@@ -177,15 +176,16 @@ def write_csv(report: ClassReport) -> None:
             ]
             tail = [
                 int(row.summary_submitted),
-                " ".join(row.claims_met) if row.claims_met is not None else "",
+                spreadsheet_cell(" ".join(row.claims_met or [])),
                 row.claims_total,
-                " ".join(row.misconceptions),
+                spreadsheet_cell(" ".join(row.misconceptions)),
                 row.self_check_covered,
                 row.self_check_total,
             ]
             for mark in row.questions:
                 right = "" if mark.last_right is None else int(mark.last_right)
-                out.writerow([*common, mark.question, mark.attempts, right, *tail])
+                question = spreadsheet_cell(mark.question)
+                out.writerow([*common, question, mark.attempts, right, *tail])
             if not row.questions:  # a lesson without a quiz still lists its learners
                 out.writerow([*common, "", "", "", *tail])
 
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     report = class_report(lessons, progress, names, source)
     if args.json:
-        print(report.model_dump_json(indent=2))
+        print(escaped_json(report.model_dump_json(indent=2)))
     elif args.csv:
         write_csv(report)
     else:

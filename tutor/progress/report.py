@@ -7,7 +7,6 @@ are counted (their sessions) and never listed: their progress is not kept.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -17,7 +16,6 @@ from tutor.content.grade import SUMMARY, Grade, grade, rubric_for
 from tutor.content.models import Lesson, Question, QuizFront, Summary, WrapupFront
 from tutor.progress.classview import Attempt, ClassProgress
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 FINGERPRINT_SHOWN = 15  # "SHA256:" and the hash's first 8 characters
 
 
@@ -76,12 +74,10 @@ class ClassReport(BaseModel):
 
 
 def display_name(learner: str, names: dict[str, str]) -> str:
-    """The key's comment from the authorized-keys file, else the fingerprint's start.
-
-    Control characters (a comment may hold an escape sequence) are shown as `?`: a
-    name must not be able to move the teacher's cursor or clear their screen."""
+    """The key's comment from the authorized-keys file, else the fingerprint's start; as
+    written (every output makes it printable: tutor.core.printable)."""
     if learner in names:
-        return _CONTROL.sub("?", names[learner])
+        return names[learner]
     if learner.startswith("SHA256:") and len(learner) > FINGERPRINT_SHOWN:
         return learner[:FINGERPRINT_SHOWN] + "…"
     return learner
