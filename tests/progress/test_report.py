@@ -197,6 +197,7 @@ TABLES = [
     "summary_submissions",
     "self_checks",
     "served_sessions",
+    "teacher_marks",
     "schema_version",
 ]
 
