@@ -101,3 +101,23 @@ def test_training_scrubber(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=scrub)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_summary_page_with_teacher_marks(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
+) -> None:
+    """The summary page after `tutor review`: the teacher's marks, scrolled into view."""
+    from tests.tui.test_teacher_marks import SUMMARY_PAGE, mark
+    from tutor.tui.widgets.teacher_marks import TeacherMarksView
+
+    mark(fixed_data_dir)
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=SUMMARY_PAGE, lang=lang)
+
+    async def show_marks(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one(TeacherMarksView).scroll_visible(animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=show_marks)

@@ -87,7 +87,8 @@ def _when(stamp: float | None) -> datetime | None:
     return datetime.fromtimestamp(stamp, UTC) if stamp else None
 
 
-def _questions(lesson: Lesson) -> list[Question]:
+def quiz_questions(lesson: Lesson) -> list[Question]:
+    """Every quiz question of the lesson, in order: Q1, Q2 … in the report and the review."""
     return [
         q
         for page in lesson.pages
@@ -146,7 +147,7 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
 
 
 def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]) -> LessonReport:
-    questions = _questions(lesson)
+    questions = quiz_questions(lesson)
     summary = _summary(lesson)
     numbers = {page.number for page in lesson.pages}
     rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
