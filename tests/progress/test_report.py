@@ -146,7 +146,9 @@ def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
     content += [row["name"] for row in lesson["learners"]]
     for question in lesson["questions"]:
         content += [question["question"], question["prompt"], question["most_chosen_wrong"] or ""]
-    assert lesson["misconceptions"] == [{"misconception": "bigger-id-matters", "learners": 1}]
+    assert [(m["misconception"], m["learners"]) for m in lesson["misconceptions"]] == [
+        ("bigger-id-matters", 1)
+    ]
     assert "ID 大的 token 更重要" in text  # the misconception's Chinese wording, not its id
     assert "bigger-id-matters" not in text
     assert "访客：3 次会话（从不列出）" in text
@@ -450,3 +452,68 @@ def test_drafts_change_nothing_in_the_report(where: dict[str, object], open_as: 
     after = json.loads(report(where, "--json"))
     del after["generated_at"], before["generated_at"]
     assert after == before
+
+
+def mark_class(open_as: OpenStore) -> None:
+    """Ada's summary met two claims by the grader, she ticked one, the teacher credits a
+    third the grader missed; Bob's answer states a misconception the teacher marks held,
+    and Ada's the teacher marks fixed; both wrote remaining questions."""
+    from tutor.progress.marks import TeacherMarks
+
+    ada = open_as(ADA)
+    ada.save_summary("embedding", "understanding", "ID 只是行号；one-hot 乘表就是查表。")
+    ada.save_summary("embedding", "remaining-questions", "位置信息是怎么加进去的？")
+    ada.save_self_check("embedding", "summary", ["id-is-row"])
+    bob = open_as(BOB)
+    bob.record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    bob.save_summary("embedding", "remaining-questions", "  ")  # blank: not a question
+    teacher = open_as("teacher")
+    teacher.save_teacher_marks(
+        ADA,
+        "embedding",
+        "summary",
+        TeacherMarks(
+            claims={"id-is-row": True, "learned-numbers": True, "onehot-is-lookup": False},
+            misconceptions={"bigger-id-matters": "fixed"},
+        ),
+    )
+    teacher.save_teacher_marks(
+        BOB,
+        "embedding",
+        "explain-embedding",
+        TeacherMarks(claims={"id-is-row": True}, misconceptions={"bigger-id-matters": "held"}),
+    )
+
+
+def test_each_claim_and_misconception_has_the_grader_s_the_learners_and_the_teacher_s_count(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    mark_class(open_as)
+    (lesson,) = json.loads(report(where, "--json"))["lessons"]
+    claims = {(row["item"], row["claim"]): row for row in lesson["claims"]}
+    counts = {key: (r["grader"], r["self_check"], r["teacher"]) for key, r in claims.items()}
+    assert counts[("summary", "id-is-row")] == (1, 1, 1)
+    assert counts[("summary", "onehot-is-lookup")] == (1, 0, 0)  # the teacher disagreed
+    assert counts[("summary", "learned-numbers")] == (0, 0, 1)  # the grader missed it
+    assert counts[("explain-embedding", "id-is-row")] == (0, 0, 1)
+    misconceptions = {row["misconception"]: row for row in lesson["misconceptions"]}
+    bigger = misconceptions["bigger-id-matters"]
+    assert (bigger["learners"], bigger["teacher_held"], bigger["teacher_fixed"]) == (1, 1, 1)
+    assert lesson["remaining_questions"] == [
+        {"name": ADA[:15] + "…", "learner": ADA, "text": "位置信息是怎么加进去的？"}
+    ]
+
+
+def test_the_table_shows_the_three_counts_and_the_remaining_questions_in_80_columns(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    mark_class(open_as)
+    for lang, words in (
+        ("zh", ["评分器", "老师", "还没解决的问题", "位置信息是怎么加进去的？"]),
+        ("en", ["Grader", "Teacher", "Remaining questions", "位置信息是怎么加进去的？"]),
+    ):
+        text = report(where, "--lang", lang)
+        for word in words:
+            assert word in text, text
+        widths = [cell_len(line) for line in text.splitlines()]
+        assert max(widths) <= 80, text

@@ -107,6 +107,8 @@ def print_table(report: ClassReport, lessons: list[Lesson], speaker: Speaker) ->
         console.print(say("report.legend"))
         names = misconception_names(content[lesson.lesson], speaker.lang)
         _print_questions(console, lesson, names, speaker)
+        _print_claims(console, lesson, content[lesson.lesson], speaker)
+        _print_remaining_questions(console, lesson, speaker)
 
 
 def _print_questions(
@@ -131,12 +133,56 @@ def _print_questions(
     console.print(table)
     if lesson.misconceptions:
         misconceptions = _table()
-        misconceptions.add_column(say("report.misconception"))
-        misconceptions.add_column(say("report.learners"), justify="right")
+        misconceptions.add_column(say("report.misconception"), overflow="fold")
+        misconceptions.add_column(say("report.by_grader"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.teacher_held"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.teacher_fixed"), justify="right", no_wrap=True)
         for item in lesson.misconceptions:
             wording = names.get(item.misconception, item.misconception)
-            misconceptions.add_row(wording, str(item.learners))
+            misconceptions.add_row(
+                wording, str(item.learners), str(item.teacher_held), str(item.teacher_fixed)
+            )
         console.print(misconceptions)
+
+
+def _print_claims(console: Console, report: LessonReport, lesson: Lesson, speaker: Speaker) -> None:
+    """Each claim counted by the grader, by the learners' self-check and by the teacher."""
+    from tutor.content.grade import SUMMARY
+    from tutor.progress.report import claim_names, quiz_questions
+
+    say = speaker.t
+    if not report.claims:
+        return
+    numbers = {question.id: n for n, question in enumerate(quiz_questions(lesson), 1)}
+    wording = claim_names(lesson, speaker.lang)
+    table = _table()
+    table.add_column(say("report.item"), no_wrap=True)
+    table.add_column(say("report.claim"), overflow="fold")
+    table.add_column(say("report.by_grader"), justify="right", no_wrap=True)
+    table.add_column(say("report.self"), justify="right", no_wrap=True)
+    table.add_column(say("report.by_teacher"), justify="right", no_wrap=True)
+    for row in report.claims:
+        item = (
+            say("report.summary")
+            if row.item == SUMMARY
+            else say("report.q", number=numbers.get(row.item, "?"))
+        )
+        counts = (str(row.grader), str(row.self_check), str(row.teacher))
+        table.add_row(item, wording.get(row.claim, row.claim), *counts)
+    console.print()
+    console.print(table)
+
+
+def _print_remaining_questions(console: Console, report: LessonReport, speaker: Speaker) -> None:
+    """What learners wrote under the summary's remaining questions, each under their name."""
+    if not report.remaining_questions:
+        return
+    console.print()
+    console.print(speaker.t("report.remaining"), style="bold")
+    for asked in report.remaining_questions:
+        console.print(f"{printable(asked.name)}:")
+        for line in printable(asked.text, keep_newlines=True).splitlines():
+            console.print(f"  {line}")
 
 
 def write_csv(report: ClassReport) -> None:
