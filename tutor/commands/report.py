@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from tutor.content.models import Lesson
+    from tutor.progress.classview import ClassProgress
     from tutor.progress.report import ClassReport, LessonReport, QuestionMark
     from tutor.tui.i18n import Speaker
 
@@ -236,16 +237,19 @@ def write_csv(report: ClassReport) -> None:
                 out.writerow([*common, "", "", "", *tail])
 
 
-def run(args: argparse.Namespace) -> int:
+def read_for_teacher(
+    args: argparse.Namespace, speaker: Speaker, command: str
+) -> tuple[ClassProgress, list[Lesson], dict[str, str], str] | int:
+    """What `tutor report` and `tutor review` read: the class's progress, the lessons
+    (`--lesson`: that one), the learners' names from `--authorized-keys`, and where the
+    progress is (for people). An exit status instead, once said on stderr, if one cannot
+    be read."""
     from tutor.content import load_lessons
     from tutor.core.paths import content_dir
     from tutor.progress.classview import read_class
-    from tutor.progress.report import class_report
     from tutor.progress.store import StoreError, default_data_dir, default_database, redact
-    from tutor.tui.i18n import Speaker
     from tutor.tui.refusals import why_not_saved, why_unreadable
 
-    speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
     database = args.database or (None if args.data_dir else default_database())
     data_dir = (args.data_dir or default_data_dir()).expanduser()
     source = redact(database) if database else str(data_dir)
@@ -254,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         location = exc.values.get("location", source)
         why = why_not_saved(speaker, exc)
-        print(speaker.t("report.unreadable", location=location, why=why), file=sys.stderr)
+        said = speaker.t("report.unreadable", command=command, location=location, why=why)
+        print(said, file=sys.stderr)
         return 1
     lesson_set = load_lessons(args.content or content_dir(), model_dir=args.model)
     lessons = lesson_set.lessons
@@ -262,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
         lessons = [lesson for lesson in lessons if lesson.id == args.lesson]
         if not lessons:
             known = ", ".join(lesson.id for lesson in lesson_set.lessons) or "-"
-            print(speaker.t("report.no_lesson", lesson=args.lesson, known=known), file=sys.stderr)
+            said = speaker.t("report.no_lesson", command=command, lesson=args.lesson, known=known)
+            print(said, file=sys.stderr)
             return 2
     names: dict[str, str] = {}
     if args.authorized_keys is not None:
@@ -273,15 +279,26 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             why = why_unreadable(speaker, exc)
             path = args.authorized_keys
-            print(speaker.t("report.keys_unreadable", path=path, why=why), file=sys.stderr)
+            said = speaker.t("report.keys_unreadable", command=command, path=path, why=why)
+            print(said, file=sys.stderr)
             return 2
+    return progress, lessons, names, source
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.progress.report import class_report
+    from tutor.tui.i18n import Speaker
+
+    speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
+    read = read_for_teacher(args, speaker, "tutor report")
+    if isinstance(read, int):
+        return read
+    progress, lessons, names, source = read
     report = class_report(lessons, progress, names, source)
     if args.json:
         print(escaped_json(report.model_dump_json(indent=2)))
     elif args.csv:
         write_csv(report)
     else:
-        from tutor.tui.i18n import Speaker
-
         print_table(report, lessons, speaker)
     return 0

@@ -46,6 +46,8 @@ class ClassProgress:
     summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     summary_times: dict[tuple[str, str], float] = field(default_factory=dict)
     submitted: set[tuple[str, str]] = field(default_factory=set)
+    # (learner, lesson) -> the sections of their last submitted summary
+    submitted_summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     # (learner, lesson, item) -> the claims the learner marked as covered
     self_checks: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
     # (learner, lesson, item) -> the teacher's marks on that answer (tutor review)
@@ -80,7 +82,11 @@ def _fill(read: Callable[[str], Rows], version: int) -> ClassProgress:
         out.summaries.setdefault((learner, lesson), {})[section] = text
         key = (learner, lesson)
         out.summary_times[key] = max(updated_at, out.summary_times.get(key, 0.0))
-    out.submitted = {tuple(row) for row in read("SELECT learner, lesson FROM summary_submissions")}
+    for learner, lesson, sections in read(
+        "SELECT learner, lesson, sections FROM summary_submissions ORDER BY id"
+    ):
+        out.submitted_summaries[(learner, lesson)] = json.loads(sections)  # the last one stays
+    out.submitted = set(out.submitted_summaries)
     if version >= 2:  # each step's tables exist only from its version on
         for learner, lesson, item, claims in read(
             "SELECT learner, lesson, item, claims FROM self_checks"

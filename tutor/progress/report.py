@@ -120,7 +120,8 @@ def quiz_questions(lesson: Lesson) -> list[Question]:
     ]
 
 
-def _summary(lesson: Lesson) -> Summary | None:
+def lesson_summary(lesson: Lesson) -> Summary | None:
+    """The lesson's summary form, on whichever page holds it."""
     for page in lesson.pages:
         if isinstance(page.front, QuizFront | WrapupFront) and page.front.summary is not None:
             return page.front.summary
@@ -129,7 +130,7 @@ def _summary(lesson: Lesson) -> Summary | None:
 
 def misconception_names(lesson: Lesson, lang: str) -> dict[str, str]:
     """Each misconception's wording in the lesson, by id, in Chinese or (`en`) English."""
-    summary = _summary(lesson)
+    summary = lesson_summary(lesson)
     if summary is None:
         return {}
     return {m.id: m.name_en if lang == "en" else m.name_zh for m in summary.misconceptions}
@@ -137,7 +138,7 @@ def misconception_names(lesson: Lesson, lang: str) -> dict[str, str]:
 
 def claim_names(lesson: Lesson, lang: str) -> dict[str, str]:
     """Each claim's wording in the lesson, by id, in Chinese or (`en`) English."""
-    summary = _summary(lesson)
+    summary = lesson_summary(lesson)
     if summary is None:
         return {}
     return {c.id: c.claim_en if lang == "en" else c.claim_zh for c in summary.rubric}
@@ -179,7 +180,7 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
 
 def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]) -> LessonReport:
     questions = quiz_questions(lesson)
-    summary = _summary(lesson)
+    summary = lesson_summary(lesson)
     numbers = {page.number for page in lesson.pages}
     rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
     if summary is not None:
