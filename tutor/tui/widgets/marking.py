@@ -62,7 +62,8 @@ class ItemMarking(Vertical):
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
         en = ctx.lang == "en"
-        yield Static(item_title(ctx, self.lesson, self.answer.item), classes="item-title")
+        title = item_title(ctx, self.lesson, self.answer.item, "review.summary")
+        yield Static(title, classes="item-title")
         summary = lesson_summary(self.lesson)
         if self.answer.item == SUMMARY and summary is not None:
             for section in summary.sections:

@@ -25,14 +25,14 @@ if TYPE_CHECKING:
     from tutor.tui.context import TutorContext
 
 
-def item_title(ctx: TutorContext, lesson: Lesson, item: str) -> str:
-    """ "你的总结" for the summary, "第 5 题" for a text question (numbered as in the quiz
-    and in `tutor report`)."""
+def item_title(ctx: TutorContext, lesson: Lesson, item: str, summary: str = "summary.title") -> str:
+    """The summary's title (`summary`: the learner's 你的总结, the teacher's 总结), or
+    第 5 题 for a text question (numbered as in the quiz and in `tutor report`)."""
     from tutor.content.grade import SUMMARY
     from tutor.progress.report import quiz_questions
 
     if item == SUMMARY:
-        return ctx.t("summary.title")
+        return ctx.t(summary)
     numbers = {question.id: n for n, question in enumerate(quiz_questions(lesson), 1)}
     return ctx.t("marks.question", number=numbers.get(item, "?"))
 
