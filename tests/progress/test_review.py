@@ -114,3 +114,35 @@ def test_review_without_progress_says_so_in_the_teacher_s_language(tmp_path: Pat
 
     assert main(["--lang", "en", "review", "--data-dir", str(tmp_path)]) == 1
     assert capsys.readouterr().err.startswith("tutor review: cannot read the progress at ")
+
+
+async def test_a_mark_that_cannot_be_saved_is_said_and_stays_on_screen(tmp_path: Path) -> None:
+    """A full disk (SQLite's page limit at the pages in use, the marks' filled): the status
+    line and a notification say the marks were not saved; the review goes on."""
+    import contextlib
+    import sqlite3
+
+    ada = open_store("ada", tmp_path)
+    ada.submit_summary("embedding", {"understanding": "ID 只是行号。"})
+    app = review_app({"data_dir": tmp_path}, "en")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        db = app.ctx.store._db  # type: ignore[attr-defined]
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        with contextlib.suppress(sqlite3.OperationalError):  # the marks' own pages full too
+            for n in range(10_000):
+                db.execute(
+                    "INSERT INTO teacher_marks VALUES ('filler', 'x', ?, '{}', ?, 0)",
+                    (str(n), "f" * 200),
+                )
+        app.screen.query_one("TextArea").focus()
+        await pilot.press(*("x" * 30))
+        await pilot.press("escape")
+        await pilot.pause()
+        said = "The marks were not saved: the disk is full"
+        assert said in shown_text(app)
+        assert any(said in str(n.message) for n in app._notifications)
+        assert app.screen.query_one(ItemMarking).comment == "x" * 30
+        assert app.is_running and app.crashed is None
+    assert ada.teacher_marks("embedding") == {}
