@@ -21,8 +21,8 @@ REVIEWER = "teacher"
 
 
 def _lesson_to_review(lessons: list[Lesson], progress: ClassProgress) -> Lesson | None:
-    """The first lesson with a summary form that someone answered, else the first with
-    a summary form, else the first lesson."""
+    """The first lesson with something to mark (a summary form or a text question) that
+    someone has begun, else the first with something to mark, else the first lesson."""
     from tutor.content.grade import gradable_items
 
     gradable = [lesson for lesson in lessons if gradable_items(lesson)]
