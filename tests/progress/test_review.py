@@ -62,6 +62,7 @@ async def test_the_teacher_marks_by_keys_and_the_learner_reads_them(
         assert "学习者 1/2：ada" in text
         assert "ID 只是行号；one-hot 乘表就是查表。" in text  # the submitted text, not the draft
         assert "a draft typed after submitting" not in text
+        assert "(评分器：✓「ID 只是行号" in text  # the grader's verdict and its evidence
         assert isinstance(app.focused, MarkToggle)  # the first claim: marked at once
         await pilot.press("space")  # id-is-row: met
         await pilot.press("tab", "space", "space")  # onehot-is-lookup: not met
@@ -96,6 +97,7 @@ async def test_learner_text_and_names_are_shown_visibly_in_the_review(
         text = shown_text(app)
     assert "learner 2/2: evil␛[2J⟨U+202E⟩boB" in text
     assert "ID 越大的词越重要。⟨U+009B⟩31m⟨U+200B⟩␡" in text
+    assert "grader: found 「ID 越大的词越重要" in text  # the clause it read, for the teacher
     hidden = [c for c in text if c != "\n" and unicodedata.category(c) in {"Cc", "Cf"}]
     assert hidden == []
 

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from tutor.progress.review import Answer
 
 
+def _quoted(evidence: str) -> str:
+    """The learner's clause the grader read, printable, for the teacher to check."""
+    return f"「{printable(evidence.strip())}」" if evidence.strip() else ""
+
+
 class MarksChanged(Message):
     """The teacher changed a mark or the comment of `item`; `marks` is all of them now."""
 
@@ -77,21 +82,25 @@ class ItemMarking(Vertical):
             yield Static(self._learner_text(text), classes="learner-text")
         rubric = rubric_for(self.lesson, self.answer.item)
         verdicts = {claim.id: claim for claim in self.answer.grade.claims}
-        found = {m.id for m in self.answer.grade.matched}
+        found = {m.id: m for m in self.answer.grade.matched}
         marks = self.answer.marks
         yield Static(ctx.t("review.claims"), classes="marks-heading")
         for claim in rubric.claims:
-            met = verdicts.get(claim.id)
-            grader = ctx.t("review.grader_met" if met and met.met else "review.grader_not_met")
+            verdict = verdicts.get(claim.id)
+            grader = ctx.t("review.grader_not_met")
+            if verdict is not None and (verdict.met or verdict.denied):
+                key = "review.grader_met" if verdict.met else "review.grader_denied"
+                grader = ctx.t(key, evidence=_quoted(verdict.evidence))
             given = marks.claims.get(claim.id)
             state = "" if given is None else ("met" if given else "not_met")
             wording = claim.claim_en if en else claim.claim_zh
             yield MarkToggle(claim.id, CLAIM_STATES, state, wording, grader)
         yield Static(ctx.t("review.misconceptions"), classes="marks-heading")
         for misconception in rubric.misconceptions:
-            grader = ctx.t(
-                "review.grader_found" if misconception.id in found else "review.grader_not_found"
-            )
+            grader = ctx.t("review.grader_not_found")
+            if misconception.id in found:
+                evidence = _quoted(found[misconception.id].evidence)
+                grader = ctx.t("review.grader_found", evidence=evidence)
             state = marks.misconceptions.get(misconception.id, "")
             wording = misconception.name_en if en else misconception.name_zh
             toggle = MarkToggle(misconception.id, MISCONCEPTION_STATES, state, wording, grader)
