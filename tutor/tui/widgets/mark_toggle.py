@@ -63,6 +63,3 @@ class MarkToggle(Static, can_focus=True):
                 (f"[{self.label()}]", style), f" {self.wording} ", (f"({self.grader})", "dim")
             )
         )
-
-    def plain_text(self) -> str:
-        return f"[{self.label()}] {self.wording} ({self.grader})"

@@ -147,7 +147,3 @@ class ItemMarking(Vertical):
             return
         self.comment = event.text_area.text
         self.post_message(MarksChanged(self.answer.item, self.marks(), typed=True))
-
-    def plain_text(self) -> str:
-        parts = [str(child.render()) for child in self.query(Static)]
-        return "\n".join([*parts, self.comment])
