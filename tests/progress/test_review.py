@@ -79,7 +79,11 @@ async def test_the_teacher_marks_by_keys_and_the_learner_reads_them(
         await pilot.pause()
         again = {t.key: t.state for t in app.screen.query(MarkToggle)}
         assert again["id-is-row"] == "met" and again["onehot-is-lookup"] == "not_met"
-        await pilot.press("q")
+        await pilot.press("question_mark")  # help names the keys, in the teacher's language
+        await pilot.pause()
+        help_text = shown_text(app)
+        assert "一次一位学习者" in help_text and "下一位" in help_text and "批" in help_text
+        await pilot.press("escape", "q")
     marks = open_as("ada").teacher_marks("embedding")["summary"]
     assert marks.claims == {"id-is-row": True, "onehot-is-lookup": False}
     assert marks.misconceptions == {"bigger-id-matters": "fixed"}

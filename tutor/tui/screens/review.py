@@ -43,6 +43,7 @@ class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,right", "learner(1)", "key.next_learner"),
         Binding("p,left", "learner(-1)", "key.prev_learner"),
+        Binding("question_mark", "help", "key.help"),
         Binding("q", "quit_review", "key.quit"),
         Binding("escape", "leave_field", show=False),
     ]
@@ -54,6 +55,16 @@ class ReviewScreen(Screen[None]):
         self.at = 0
         self._pending: dict[str, TeacherMarks] = {}  # comments typed, not saved yet
         self._timer: Timer | None = None
+
+    help_key = "help.review"
+
+    def help_title(self) -> str:
+        return tutor_context(self).t("review.app_title")
+
+    def action_help(self) -> None:
+        from tutor.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self))
 
     def compose(self) -> ComposeResult:
         yield Static(id="review-title")
