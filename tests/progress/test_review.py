@@ -83,6 +83,7 @@ async def test_the_teacher_marks_by_keys_and_the_learner_reads_them(
         await pilot.pause()
         help_text = shown_text(app)
         assert "一次一位学习者" in help_text and "下一位" in help_text and "批" in help_text
+        assert "证据等级" not in help_text  # the lessons' facts are not on this screen
         await pilot.press("escape", "q")
     marks = open_as("ada").teacher_marks("embedding")["summary"]
     assert marks.claims == {"id-is-row": True, "onehot-is-lookup": False}

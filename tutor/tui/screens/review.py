@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 class ReviewScreen(Screen[None]):
     AUTO_FOCUS = "MarkToggle"
     ESC_LEAVES_FIELDS: ClassVar[bool] = True
+    SHOWS_FACTS: ClassVar[bool] = False  # its help leaves out the facts' evidence marks
     DEFAULT_CSS = """
     ReviewScreen #review-title { height: 1; background: $panel; text-style: bold; padding: 0 1; }
     ReviewScreen #review-status { height: 1; padding: 0 1; }
