@@ -37,6 +37,7 @@ _HANDLERS = {
     "assets": "assets",
     "serve": "serve",
     "report": "report",
+    "review": "review",
 }
 
 
@@ -352,6 +353,14 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         type=Path,
         metavar="FILE",
         help=say("cli.opt.report.keys"),
+    )
+    review = sub.add_parser("review", help=say("cli.cmd.review"))
+    where = review.add_mutually_exclusive_group()
+    where.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.report.data_dir"))
+    where.add_argument("--database", metavar="URL", help=say("cli.opt.report.database"))
+    review.add_argument("--lesson", metavar="ID", help=say("cli.opt.review.lesson"))
+    review.add_argument(
+        "--authorized-keys", type=Path, metavar="FILE", help=say("cli.opt.report.keys")
     )
     form = report.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help=say("cli.opt.report.csv"))

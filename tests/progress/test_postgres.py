@@ -124,4 +124,32 @@ def test_a_database_from_before_quiz_drafts_is_migrated_and_keeps_its_rows(
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:
         versions = [v for (v,) in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
-    assert versions == [1, 2, 3, 4] and SCHEMA_VERSION == 4
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
+
+
+def test_a_database_from_before_teacher_marks_is_migrated_and_keeps_its_rows(
+    postgres_server: PostgresServer,
+) -> None:
+    """A database at schema v4 gains the teacher's marks on the next start and keeps its
+    summaries; marks are then kept."""
+    from tutor.progress.marks import TeacherMarks
+    from tutor.progress.migrations import MIGRATIONS
+
+    url = postgres_server.new_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for step in MIGRATIONS[:4]:
+            for statement in step.postgres:
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (step.version,))
+        conn.execute(
+            "INSERT INTO summaries VALUES ('ada', 'embedding', 'understanding', '行号', 1.0)"
+        )
+    store = PostgresStore("ada", url)
+    assert store.summary("embedding") == {"understanding": "行号"}
+    store.save_teacher_marks("ada", "embedding", "summary", TeacherMarks(comment="好"))
+    assert store.teacher_marks("embedding")["summary"].comment == "好"
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        versions = [v for (v,) in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
+    assert versions == [1, 2, 3, 4, 5] and SCHEMA_VERSION == 5

@@ -146,7 +146,9 @@ def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
     content += [row["name"] for row in lesson["learners"]]
     for question in lesson["questions"]:
         content += [question["question"], question["prompt"], question["most_chosen_wrong"] or ""]
-    assert lesson["misconceptions"] == [{"misconception": "bigger-id-matters", "learners": 1}]
+    assert [(m["misconception"], m["learners"]) for m in lesson["misconceptions"]] == [
+        ("bigger-id-matters", 1)
+    ]
     assert "ID 大的 token 更重要" in text  # the misconception's Chinese wording, not its id
     assert "bigger-id-matters" not in text
     assert "访客：3 次会话（从不列出）" in text
@@ -197,6 +199,7 @@ TABLES = [
     "summary_submissions",
     "self_checks",
     "served_sessions",
+    "teacher_marks",
     "schema_version",
 ]
 
@@ -266,10 +269,49 @@ def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadshee
     keys.write_text(ADA_KEY.export_public_key().decode().strip() + f" {name}\n")
     where = {"data_dir": tmp_path}
     table = report(where, "--authorized-keys", str(keys), "--lang", "en")
-    assert "=1+[red]x?[2J" in table
+    assert "=1+[red]x␛[2J" in table
     assert "\x1b" not in table
     rows = csv.DictReader(io.StringIO(report(where, "--csv", "--authorized-keys", str(keys))))
-    assert {row["name"] for row in rows} == {"'=1+[red]x?[2J"}
+    assert {row["name"] for row in rows} == {"'=1+[red]x␛[2J"}
+
+
+# a learner name (`--learner`, a ForceCommand's TUTOR_LEARNER) and answers as hostile as a
+# learner can type them: a formula, C1 CSI, bidi override, zero-width space, DEL, ESC
+HOSTILE_NAME = '=HYPERLINK("http://x","y")\x9b2J\u202e'
+HOSTILE_TEXT = "2 #\x1b]0;owned\x07\x9b31m\u202eevil\u200b\x7f"
+
+
+def hidden_characters(text: str) -> list[str]:
+    import unicodedata
+
+    hidden = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+    return [c for c in text if c not in "\n\r" and unicodedata.category(c) in hidden]
+
+
+def test_learner_text_never_reaches_the_teacher_s_terminal_raw(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """Names, numeric and text answers and summaries, in the table, the CSV and the JSON:
+    nothing a terminal acts on is printed, and no CSV cell starts like a formula."""
+    learner = open_as(HOSTILE_NAME)
+    learner.visit_page("embedding", 15)
+    learner.record_attempt("embedding", "onehot-distance", HOSTILE_TEXT, False)
+    learner.record_attempt("embedding", "explain-embedding", HOSTILE_TEXT, False)
+    learner.save_summary("embedding", "understanding", HOSTILE_TEXT)
+    learner.save_summary("embedding", "remaining-questions", HOSTILE_TEXT)
+    for lang in ("en", "zh"):
+        table = report(where, "--lang", lang)
+        assert hidden_characters(table) == [], table
+        assert "⟨U+009B⟩" in table and "⟨U+202E⟩" in table
+    text = report(where, "--json")
+    assert hidden_characters(text) == []
+    data = json.loads(text)  # tools still get exactly what was typed
+    assert data["lessons"][0]["learners"][0]["learner"] == HOSTILE_NAME
+    sheet = report(where, "--csv")
+    assert hidden_characters(sheet) == []
+    for row in csv.reader(io.StringIO(sheet)):
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), row
 
 
 def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptions(
@@ -410,3 +452,68 @@ def test_drafts_change_nothing_in_the_report(where: dict[str, object], open_as: 
     after = json.loads(report(where, "--json"))
     del after["generated_at"], before["generated_at"]
     assert after == before
+
+
+def mark_class(open_as: OpenStore) -> None:
+    """Ada's summary met two claims by the grader, she ticked one, the teacher credits a
+    third the grader missed; Bob's answer states a misconception the teacher marks held,
+    and Ada's the teacher marks fixed; both wrote remaining questions."""
+    from tutor.progress.marks import TeacherMarks
+
+    ada = open_as(ADA)
+    ada.save_summary("embedding", "understanding", "ID 只是行号；one-hot 乘表就是查表。")
+    ada.save_summary("embedding", "remaining-questions", "位置信息是怎么加进去的？")
+    ada.save_self_check("embedding", "summary", ["id-is-row"])
+    bob = open_as(BOB)
+    bob.record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    bob.save_summary("embedding", "remaining-questions", "  ")  # blank: not a question
+    teacher = open_as("teacher")
+    teacher.save_teacher_marks(
+        ADA,
+        "embedding",
+        "summary",
+        TeacherMarks(
+            claims={"id-is-row": True, "learned-numbers": True, "onehot-is-lookup": False},
+            misconceptions={"bigger-id-matters": "fixed"},
+        ),
+    )
+    teacher.save_teacher_marks(
+        BOB,
+        "embedding",
+        "explain-embedding",
+        TeacherMarks(claims={"id-is-row": True}, misconceptions={"bigger-id-matters": "held"}),
+    )
+
+
+def test_each_claim_and_misconception_has_the_grader_s_the_learners_and_the_teacher_s_count(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    mark_class(open_as)
+    (lesson,) = json.loads(report(where, "--json"))["lessons"]
+    claims = {(row["item"], row["claim"]): row for row in lesson["claims"]}
+    counts = {key: (r["grader"], r["self_check"], r["teacher"]) for key, r in claims.items()}
+    assert counts[("summary", "id-is-row")] == (1, 1, 1)
+    assert counts[("summary", "onehot-is-lookup")] == (1, 0, 0)  # the teacher disagreed
+    assert counts[("summary", "learned-numbers")] == (0, 0, 1)  # the grader missed it
+    assert counts[("explain-embedding", "id-is-row")] == (0, 0, 1)
+    misconceptions = {row["misconception"]: row for row in lesson["misconceptions"]}
+    bigger = misconceptions["bigger-id-matters"]
+    assert (bigger["learners"], bigger["teacher_held"], bigger["teacher_fixed"]) == (1, 1, 1)
+    assert lesson["remaining_questions"] == [
+        {"name": ADA[:15] + "…", "learner": ADA, "text": "位置信息是怎么加进去的？"}
+    ]
+
+
+def test_the_table_shows_the_three_counts_and_the_remaining_questions_in_80_columns(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    mark_class(open_as)
+    for lang, words in (
+        ("zh", ["评分器", "老师", "还没解决的问题", "位置信息是怎么加进去的？"]),
+        ("en", ["Grader", "Teacher", "Remaining questions", "位置信息是怎么加进去的？"]),
+    ):
+        text = report(where, "--lang", lang)
+        for word in words:
+            assert word in text, text
+        widths = [cell_len(line) for line in text.splitlines()]
+        assert max(widths) <= 80, text

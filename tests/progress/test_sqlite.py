@@ -132,4 +132,27 @@ def test_a_file_from_before_quiz_drafts_is_migrated_and_keeps_its_rows(tmp_path:
     store.save_draft("embedding", "onehot-distance", "√2")
     assert store.drafts("embedding") == {"onehot-distance": "√2"}
     version = sqlite3.connect(tmp_path / DB_FILENAME).execute("PRAGMA user_version")
-    assert version.fetchone()[0] == SCHEMA_VERSION == 4
+    assert version.fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_file_from_before_teacher_marks_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+    """A progress file of schema v4 (before the teacher could mark answers) opens, gains
+    the marks table and keeps its summaries; marks are then kept."""
+    from tutor.progress.marks import TeacherMarks
+    from tutor.progress.migrations import MIGRATIONS
+
+    db = sqlite3.connect(tmp_path / DB_FILENAME)
+    for step in MIGRATIONS[:4]:
+        for statement in step.sqlite:
+            db.execute(statement)
+    db.execute("INSERT INTO summaries VALUES ('ada', 'embedding', 'understanding', '行号', 1.0)")
+    db.execute("PRAGMA user_version = 4")
+    db.commit()
+    db.close()
+
+    store = ProgressStore("ada", tmp_path)
+    assert store.summary("embedding") == {"understanding": "行号"}
+    store.save_teacher_marks("ada", "embedding", "summary", TeacherMarks(comment="好"))
+    assert store.teacher_marks("embedding")["summary"].comment == "好"
+    version = sqlite3.connect(tmp_path / DB_FILENAME).execute("PRAGMA user_version")
+    assert version.fetchone()[0] == SCHEMA_VERSION == 5

@@ -196,3 +196,32 @@ def test_a_draft_is_cut_at_the_field_s_limit_and_a_huge_one_refused(open_as: Ope
         store.save_draft("embedding", "table-facts", list(range(MAX_ANSWER_JSON_CHARS)))
     assert refused.value.code == "answer_too_big"
     assert set(store.drafts("embedding")) == {"explain-embedding"}
+
+
+def test_the_teacher_s_marks_are_kept_per_learner_and_item_and_replaced(
+    open_as: OpenStore,
+) -> None:
+    """The teacher marks a learner's answer (claims met, misconceptions held or fixed, a
+    comment); the learner reads them from their own store, nobody else's marks; marking
+    again replaces them; a comment past its limit is cut there."""
+    from tutor.progress.marks import TeacherMarks
+    from tutor.progress.store import MAX_COMMENT_CHARS
+
+    teacher = open_as("teacher")
+    marks = TeacherMarks(
+        claims={"id-is-row": True, "learned-numbers": False},
+        misconceptions={"bigger-id-matters": "fixed"},
+        comment="「门牌号」说得好。",
+    )
+    teacher.save_teacher_marks("ada", "embedding", "summary", marks)
+    teacher.save_teacher_marks("bob", "embedding", "summary", TeacherMarks(comment="bob"))
+    ada = open_as("ada")
+    assert ada.teacher_marks("embedding") == {"summary": marks}
+    assert ada.teacher_marks("other") == {}
+    again = TeacherMarks(claims={"id-is-row": False}, comment="x" * (MAX_COMMENT_CHARS + 9))
+    teacher.save_teacher_marks("ada", "embedding", "summary", again)
+    kept = ada.teacher_marks("embedding")["summary"]
+    assert kept.claims == {"id-is-row": False} and kept.misconceptions == {}
+    assert kept.comment == "x" * MAX_COMMENT_CHARS
+    assert open_as("bob").teacher_marks("embedding")["summary"].comment == "bob"
+    assert teacher.teacher_marks("embedding") == {}

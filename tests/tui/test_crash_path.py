@@ -51,6 +51,7 @@ async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
 # screen raise, as a bug in it would
 FAULT = """
 import tutor.tui.app
+import tutor.tui.review
 
 
 def _fault(self):
@@ -58,6 +59,7 @@ def _fault(self):
 
 
 tutor.tui.app.TutorApp.on_ready = _fault
+tutor.tui.review.ReviewApp.on_ready = _fault
 """
 
 
@@ -129,6 +131,14 @@ def test_a_fault_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
 def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
     """`tutor preview` ends on a bug the way `tutor` does, not with a traceback."""
     status, printed = run_on_pty(tmp_path, 80, 24, command=("preview",), fault=True)
+    assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
+
+
+@pytest.mark.pty
+def test_a_review_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
+    """`tutor review` ends on a bug the way `tutor` does: the teacher sees no traceback."""
+    SqliteStore("ada", tmp_path).record_attempt("embedding", "explain-embedding", "行号", False)
+    status, printed = run_on_pty(tmp_path, 80, 24, command=("review",), fault=True)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 

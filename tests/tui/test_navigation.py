@@ -204,3 +204,18 @@ async def test_the_key_line_is_redrawn_only_when_its_keys_change(
         await settle(pilot)
         key_line = app.screen.query_one(KeyBar)
         assert "下一页" in str(key_line.render())
+
+
+async def test_a_hostile_learner_name_is_shown_visibly_not_acted_on(tmp_path):
+    """`--learner` (or a ForceCommand's TUTOR_LEARNER) is any text: the home screen shows
+    its escape, bidi and zero-width characters as stand-ins, as `tutor report` does."""
+    from tutor.core.paths import content_dir
+
+    for remote in (False, True):
+        name = "ada\x1b[2J\x9b31m\u202eevil\u200b"
+        app = TutorApp(content_dir(), learner=name, data_dir=tmp_path, remote=remote, animate=False)
+        async with app.run_test(size=(120, 24)) as pilot:
+            await pilot.pause()
+            lines = "\n".join(app.screen.where_lines)
+            assert "ada␛[2J⟨U+009B⟩31m⟨U+202E⟩evil⟨U+200B⟩" in lines
+            assert not {"\x1b", "\x9b", "\u202e", "\u200b"} & set(lines)

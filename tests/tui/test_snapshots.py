@@ -101,3 +101,53 @@ def test_training_scrubber(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=scrub)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_summary_page_with_teacher_marks(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
+) -> None:
+    """The summary page after `tutor review`: the teacher's marks, scrolled into view."""
+    from tests.tui.test_teacher_marks import SUMMARY_PAGE, mark
+    from tutor.tui.widgets.teacher_marks import TeacherMarksView
+
+    mark(fixed_data_dir)
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=SUMMARY_PAGE, lang=lang)
+
+    async def show_marks(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one(TeacherMarksView).scroll_visible(animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=show_marks)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_review(
+    snap_compare: Callable[..., bool],
+    plain_env: None,
+    tmp_path: Path,
+    size: tuple[int, int],
+    lang: str,
+) -> None:
+    """`tutor review` on a learner's summary, two marks set and the first claim focused."""
+    from tests.progress.test_review import review_app
+    from tutor.progress.marks import TeacherMarks
+    from tutor.progress.store import open_store
+
+    ada = open_store("ada", tmp_path)
+    ada.submit_summary(
+        "embedding",
+        {
+            "understanding": "ID 只是行号；one-hot 乘表就是查表。",
+            "mental-models": "门牌号：ID 是第几排。",
+            "remaining-questions": "位置信息是怎么加进去的？",
+            "misconceptions-fixed": "ID 大的 token 更重要",
+        },
+    )
+    marks = TeacherMarks(claims={"id-is-row": True}, misconceptions={"bigger-id-matters": "fixed"})
+    ada.save_teacher_marks("ada", "embedding", "summary", marks)
+    open_store("bob", tmp_path).record_attempt("embedding", "explain-embedding", "行号。", False)
+    assert snap_compare(review_app({"data_dir": tmp_path}, lang), terminal_size=size)

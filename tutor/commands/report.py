@@ -1,7 +1,9 @@
 """`tutor report`: the teacher's view of the class, as a table, CSV or JSON.
 
 Read-only: it opens the progress store for reading only, so learners working at the
-same time are neither blocked nor slowed.
+same time are neither blocked nor slowed. What learners typed (names, answers) is printed
+through tutor.core.printable in every form: it cannot act on the teacher's terminal or
+run in their spreadsheet.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tutor.core.printable import escaped_json, printable, spreadsheet_cell
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
     from tutor.content.models import Lesson
+    from tutor.progress.classview import ClassProgress
     from tutor.progress.report import ClassReport, LessonReport, QuestionMark
     from tutor.words.i18n import Speaker
 
@@ -91,7 +96,7 @@ def print_table(report: ClassReport, lessons: list[Lesson], speaker: Speaker) ->
         learners.add_column(say("report.self"), justify="right", no_wrap=True)
         for row in lesson.learners:
             learners.add_row(
-                row.name,
+                printable(row.name),
                 f"{row.pages_reached}/{row.pages_total}",
                 _seen(row.last_seen),
                 *(_mark(mark) for mark in row.questions),
@@ -103,6 +108,8 @@ def print_table(report: ClassReport, lessons: list[Lesson], speaker: Speaker) ->
         console.print(say("report.legend"))
         names = misconception_names(content[lesson.lesson], speaker.lang)
         _print_questions(console, lesson, names, speaker)
+        _print_claims(console, lesson, content[lesson.lesson], speaker)
+        _print_remaining_questions(console, lesson, speaker)
 
 
 def _print_questions(
@@ -116,7 +123,7 @@ def _print_questions(
     table.add_column(say("report.right_first"), justify="right", no_wrap=True)
     table.add_column(say("report.most_wrong"), overflow="fold")
     for number, row in enumerate(lesson.questions, 1):
-        wrong = f"{row.most_chosen_wrong} (×{row.most_chosen_wrong_count})"
+        wrong = f"{printable(row.most_chosen_wrong or '')} (×{row.most_chosen_wrong_count})"
         table.add_row(
             say("report.q", number=number),
             row.question,
@@ -127,22 +134,61 @@ def _print_questions(
     console.print(table)
     if lesson.misconceptions:
         misconceptions = _table()
-        misconceptions.add_column(say("report.misconception"))
-        misconceptions.add_column(say("report.learners"), justify="right")
+        misconceptions.add_column(say("report.misconception"), overflow="fold")
+        misconceptions.add_column(say("report.by_grader"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.teacher_held"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.teacher_fixed"), justify="right", no_wrap=True)
         for item in lesson.misconceptions:
             wording = names.get(item.misconception, item.misconception)
-            misconceptions.add_row(wording, str(item.learners))
+            misconceptions.add_row(
+                wording, str(item.learners), str(item.teacher_held), str(item.teacher_fixed)
+            )
         console.print(misconceptions)
 
 
-def _cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one starting like a formula (= + - @)
-    gets a leading apostrophe, so a name cannot run as one."""
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def _print_claims(console: Console, report: LessonReport, lesson: Lesson, speaker: Speaker) -> None:
+    """Each claim counted by the grader, by the learners' self-check and by the teacher."""
+    from tutor.content.grade import SUMMARY
+    from tutor.progress.report import claim_names, quiz_questions
+
+    say = speaker.t
+    if not report.claims:
+        return
+    numbers = {question.id: n for n, question in enumerate(quiz_questions(lesson), 1)}
+    wording = claim_names(lesson, speaker.lang)
+    table = _table()
+    table.add_column(say("report.item"), no_wrap=True)
+    table.add_column(say("report.claim"), overflow="fold")
+    table.add_column(say("report.by_grader"), justify="right", no_wrap=True)
+    table.add_column(say("report.self"), justify="right", no_wrap=True)
+    table.add_column(say("report.by_teacher"), justify="right", no_wrap=True)
+    for row in report.claims:
+        item = (
+            say("report.summary")
+            if row.item == SUMMARY
+            else say("report.q", number=numbers.get(row.item, "?"))
+        )
+        counts = (str(row.grader), str(row.self_check), str(row.teacher))
+        table.add_row(item, wording.get(row.claim, row.claim), *counts)
+    console.print()
+    console.print(table)
+
+
+def _print_remaining_questions(console: Console, report: LessonReport, speaker: Speaker) -> None:
+    """What learners wrote under the summary's remaining questions, each under their name."""
+    if not report.remaining_questions:
+        return
+    console.print()
+    console.print(speaker.t("report.remaining"), style="bold")
+    for asked in report.remaining_questions:
+        console.print(f"{printable(asked.name)}:")
+        for line in printable(asked.text, keep_newlines=True).splitlines():
+            console.print(f"  {line}")
 
 
 def write_csv(report: ClassReport) -> None:
-    """One row per learner and question: the sheet a teacher sorts and filters."""
+    """One row per learner and question: the sheet a teacher sorts and filters. Every
+    text cell, ids too (a learner id is a `--learner` name), is a spreadsheet_cell."""
     out = csv.writer(sys.stdout)
     out.writerow(
         [
@@ -167,9 +213,9 @@ def write_csv(report: ClassReport) -> None:
     for lesson in report.lessons:
         for row in lesson.learners:
             common = [
-                lesson.lesson,
-                _cell(row.name),
-                row.learner,
+                spreadsheet_cell(lesson.lesson),
+                spreadsheet_cell(row.name),
+                spreadsheet_cell(row.learner),
                 row.pages_reached,
                 row.pages_total,
                 row.furthest_page if row.furthest_page is not None else "",
@@ -177,29 +223,33 @@ def write_csv(report: ClassReport) -> None:
             ]
             tail = [
                 int(row.summary_submitted),
-                " ".join(row.claims_met) if row.claims_met is not None else "",
+                spreadsheet_cell(" ".join(row.claims_met or [])),
                 row.claims_total,
-                " ".join(row.misconceptions),
+                spreadsheet_cell(" ".join(row.misconceptions)),
                 row.self_check_covered,
                 row.self_check_total,
             ]
             for mark in row.questions:
                 right = "" if mark.last_right is None else int(mark.last_right)
-                out.writerow([*common, mark.question, mark.attempts, right, *tail])
+                question = spreadsheet_cell(mark.question)
+                out.writerow([*common, question, mark.attempts, right, *tail])
             if not row.questions:  # a lesson without a quiz still lists its learners
                 out.writerow([*common, "", "", "", *tail])
 
 
-def run(args: argparse.Namespace) -> int:
+def read_for_teacher(
+    args: argparse.Namespace, speaker: Speaker, command: str
+) -> tuple[ClassProgress, list[Lesson], dict[str, str], str] | int:
+    """What `tutor report` and `tutor review` read: the class's progress, the lessons
+    (`--lesson`: that one), the learners' names from `--authorized-keys`, and where the
+    progress is (for people). An exit status instead, once said on stderr, if one cannot
+    be read."""
     from tutor.content import load_lessons
     from tutor.core.paths import content_dir
     from tutor.progress.classview import read_class
-    from tutor.progress.report import class_report
     from tutor.progress.store import StoreError, default_data_dir, default_database, redact
-    from tutor.words.i18n import Speaker
     from tutor.words.refusals import why_not_saved, why_unreadable
 
-    speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
     database = args.database or (None if args.data_dir else default_database())
     data_dir = (args.data_dir or default_data_dir()).expanduser()
     source = redact(database) if database else str(data_dir)
@@ -208,7 +258,8 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         location = exc.values.get("location", source)
         why = why_not_saved(speaker, exc)
-        print(speaker.t("report.unreadable", location=location, why=why), file=sys.stderr)
+        said = speaker.t("report.unreadable", command=command, location=location, why=why)
+        print(said, file=sys.stderr)
         return 1
     lesson_set = load_lessons(args.content or content_dir(), model_dir=args.model)
     lessons = lesson_set.lessons
@@ -216,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
         lessons = [lesson for lesson in lessons if lesson.id == args.lesson]
         if not lessons:
             known = ", ".join(lesson.id for lesson in lesson_set.lessons) or "-"
-            print(speaker.t("report.no_lesson", lesson=args.lesson, known=known), file=sys.stderr)
+            said = speaker.t("report.no_lesson", command=command, lesson=args.lesson, known=known)
+            print(said, file=sys.stderr)
             return 2
     names: dict[str, str] = {}
     if args.authorized_keys is not None:
@@ -227,15 +279,26 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             why = why_unreadable(speaker, exc)
             path = args.authorized_keys
-            print(speaker.t("report.keys_unreadable", path=path, why=why), file=sys.stderr)
+            said = speaker.t("report.keys_unreadable", command=command, path=path, why=why)
+            print(said, file=sys.stderr)
             return 2
+    return progress, lessons, names, source
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.progress.report import class_report
+    from tutor.words.i18n import Speaker
+
+    speaker = Speaker("en" if getattr(args, "lang", None) == "en" else "zh")
+    read = read_for_teacher(args, speaker, "tutor report")
+    if isinstance(read, int):
+        return read
+    progress, lessons, names, source = read
     report = class_report(lessons, progress, names, source)
     if args.json:
-        print(report.model_dump_json(indent=2))
+        print(escaped_json(report.model_dump_json(indent=2)))
     elif args.csv:
         write_csv(report)
     else:
-        from tutor.words.i18n import Speaker
-
         print_table(report, lessons, speaker)
     return 0

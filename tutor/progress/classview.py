@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tutor.progress.marks import TeacherMarks
 from tutor.progress.migrations import SCHEMA_VERSION, too_new
+from tutor.progress.sql import read_marks
 from tutor.progress.sqlite import BUSY_TIMEOUT_MS, DB_FILENAME
 from tutor.progress.store import StoreError, check_database_url, redact
 
@@ -44,8 +46,12 @@ class ClassProgress:
     summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     summary_times: dict[tuple[str, str], float] = field(default_factory=dict)
     submitted: set[tuple[str, str]] = field(default_factory=set)
+    # (learner, lesson) -> the sections of their last submitted summary
+    submitted_summaries: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     # (learner, lesson, item) -> the claims the learner marked as covered
     self_checks: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    # (learner, lesson, item) -> the teacher's marks on that answer (tutor review)
+    teacher_marks: dict[tuple[str, str, str], TeacherMarks] = field(default_factory=dict)
     # learner -> when a served session of theirs last started or ended
     sessions_seen: dict[str, float] = field(default_factory=dict)
     guest_sessions: int = 0
@@ -76,22 +82,30 @@ def _fill(read: Callable[[str], Rows], version: int) -> ClassProgress:
         out.summaries.setdefault((learner, lesson), {})[section] = text
         key = (learner, lesson)
         out.summary_times[key] = max(updated_at, out.summary_times.get(key, 0.0))
-    out.submitted = {tuple(row) for row in read("SELECT learner, lesson FROM summary_submissions")}
+    for learner, lesson, sections in read(
+        "SELECT learner, lesson, sections FROM summary_submissions ORDER BY id"
+    ):
+        out.submitted_summaries[(learner, lesson)] = json.loads(sections)  # the last one stays
+    out.submitted = set(out.submitted_summaries)
     if version >= 2:  # each step's tables exist only from its version on
         for learner, lesson, item, claims in read(
             "SELECT learner, lesson, item, claims FROM self_checks"
         ):
             out.self_checks[(learner, lesson, item)] = json.loads(claims)
-    if version < 3:
-        return out
-    for learner, guest, started_at, ended_at in read(
-        "SELECT learner, guest, started_at, ended_at FROM served_sessions"
-    ):
-        if guest:
-            out.guest_sessions += 1
-            continue
-        seen = max(started_at, ended_at or 0.0)
-        out.sessions_seen[learner] = max(seen, out.sessions_seen.get(learner, 0.0))
+    if version >= 3:
+        for learner, guest, started_at, ended_at in read(
+            "SELECT learner, guest, started_at, ended_at FROM served_sessions"
+        ):
+            if guest:
+                out.guest_sessions += 1
+                continue
+            seen = max(started_at, ended_at or 0.0)
+            out.sessions_seen[learner] = max(seen, out.sessions_seen.get(learner, 0.0))
+    if version >= 5:
+        for learner, lesson, item, marks, comment in read(
+            "SELECT learner, lesson, item, marks, comment FROM teacher_marks"
+        ):
+            out.teacher_marks[(learner, lesson, item)] = read_marks(marks, comment)
     return out
 
 

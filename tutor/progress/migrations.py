@@ -81,11 +81,21 @@ _V4 = _both(
         PRIMARY KEY (learner, lesson, question))""",
 )
 
+_V5 = _both(
+    # marks: JSON of tutor.progress.marks.TeacherMarks without the comment; one row per
+    # learner and item (the summary or a text question), replaced when marked again
+    """CREATE TABLE IF NOT EXISTS teacher_marks (
+        learner TEXT NOT NULL, lesson TEXT NOT NULL, item TEXT NOT NULL,
+        marks TEXT NOT NULL, comment TEXT NOT NULL, at {real} NOT NULL,
+        PRIMARY KEY (learner, lesson, item))""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "pages, positions, quiz attempts, summaries", *_V1),
     Migration(2, "self-check marks", *_V2),
     Migration(3, "a log of served sessions", *_V3),
     Migration(4, "quiz answers not submitted yet", *_V4),
+    Migration(5, "the teacher's marks and comments", *_V5),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

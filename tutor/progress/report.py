@@ -2,23 +2,26 @@
 
 Built from the class's progress (read-only) and the lesson content; the models below are
 the JSON `tutor report --json` prints, and the table and CSV are made from them. Guests
-are counted (their sessions) and never listed: their progress is not kept.
+are counted (their sessions) and never listed: their progress is not kept. Each claim and
+misconception is counted three ways: by the grader, by the learners' own self-check, and
+by the teacher's marks (`tutor review`), so the three can be compared.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from tutor.content.grade import SUMMARY, Grade, grade, rubric_for
+from tutor.content.grade import SUMMARY, Grade, gradable_items, grade, rubric_for, summary_answer
 from tutor.content.models import Lesson, Question, QuizFront, Summary, WrapupFront
 from tutor.progress.classview import Attempt, ClassProgress
+from tutor.progress.marks import TeacherMarks
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 FINGERPRINT_SHOWN = 15  # "SHA256:" and the hash's first 8 characters
+# The summary section whose text is the learner's open questions, listed for the teacher.
+REMAINING_QUESTIONS = "remaining-questions"
 
 
 class QuestionMark(BaseModel):
@@ -55,9 +58,25 @@ class QuestionRow(BaseModel):
     most_chosen_wrong_count: int  # learners who chose it (each once, however many tries)
 
 
+class ClaimRow(BaseModel):
+    item: str  # the summary or a text question
+    claim: str
+    grader: int  # learners whose latest answer the grader credits with it
+    self_check: int  # learners who ticked it as covered by their answer
+    teacher: int  # learners the teacher marked as having met it
+
+
 class MisconceptionRow(BaseModel):
     misconception: str
-    learners: int
+    learners: int  # learners in whose answers the grader found it
+    teacher_held: int = 0  # learners the teacher marked as still holding it
+    teacher_fixed: int = 0  # learners the teacher marked as having fixed it
+
+
+class RemainingQuestion(BaseModel):
+    name: str
+    learner: str
+    text: str
 
 
 class LessonReport(BaseModel):
@@ -65,7 +84,9 @@ class LessonReport(BaseModel):
     title: str
     learners: list[LearnerRow]
     questions: list[QuestionRow]
+    claims: list[ClaimRow]
     misconceptions: list[MisconceptionRow]
+    remaining_questions: list[RemainingQuestion]
 
 
 class ClassReport(BaseModel):
@@ -76,12 +97,10 @@ class ClassReport(BaseModel):
 
 
 def display_name(learner: str, names: dict[str, str]) -> str:
-    """The key's comment from the authorized-keys file, else the fingerprint's start.
-
-    Control characters (a comment may hold an escape sequence) are shown as `?`: a
-    name must not be able to move the teacher's cursor or clear their screen."""
+    """The key's comment from the authorized-keys file, else the fingerprint's start; as
+    written (every output makes it printable: tutor.core.printable)."""
     if learner in names:
-        return _CONTROL.sub("?", names[learner])
+        return names[learner]
     if learner.startswith("SHA256:") and len(learner) > FINGERPRINT_SHOWN:
         return learner[:FINGERPRINT_SHOWN] + "…"
     return learner
@@ -91,7 +110,8 @@ def _when(stamp: float | None) -> datetime | None:
     return datetime.fromtimestamp(stamp, UTC) if stamp else None
 
 
-def _questions(lesson: Lesson) -> list[Question]:
+def quiz_questions(lesson: Lesson) -> list[Question]:
+    """Every quiz question of the lesson, in order: Q1, Q2 … in the report and the review."""
     return [
         q
         for page in lesson.pages
@@ -100,7 +120,8 @@ def _questions(lesson: Lesson) -> list[Question]:
     ]
 
 
-def _summary(lesson: Lesson) -> Summary | None:
+def lesson_summary(lesson: Lesson) -> Summary | None:
+    """The lesson's summary form, on whichever page holds it."""
     for page in lesson.pages:
         if isinstance(page.front, QuizFront | WrapupFront) and page.front.summary is not None:
             return page.front.summary
@@ -109,10 +130,18 @@ def _summary(lesson: Lesson) -> Summary | None:
 
 def misconception_names(lesson: Lesson, lang: str) -> dict[str, str]:
     """Each misconception's wording in the lesson, by id, in Chinese or (`en`) English."""
-    summary = _summary(lesson)
+    summary = lesson_summary(lesson)
     if summary is None:
         return {}
     return {m.id: m.name_en if lang == "en" else m.name_zh for m in summary.misconceptions}
+
+
+def claim_names(lesson: Lesson, lang: str) -> dict[str, str]:
+    """Each claim's wording in the lesson, by id, in Chinese or (`en`) English."""
+    summary = lesson_summary(lesson)
+    if summary is None:
+        return {}
+    return {c.id: c.claim_en if lang == "en" else c.claim_zh for c in summary.rubric}
 
 
 def _graded(lesson: Lesson, item: str, text: str) -> Grade | None:
@@ -150,8 +179,8 @@ def _wrong_choice(question: Question, attempts: list[Attempt]) -> tuple[str | No
 
 
 def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]) -> LessonReport:
-    questions = _questions(lesson)
-    summary = _summary(lesson)
+    questions = quiz_questions(lesson)
+    summary = lesson_summary(lesson)
     numbers = {page.number for page in lesson.pages}
     rubric_sizes = {q.id: len(q.rubric) for q in questions if q.type == "text"}
     if summary is not None:
@@ -159,6 +188,7 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
     attempts = [a for a in progress.attempts if a.lesson == lesson.id]
     rows: list[LearnerRow] = []
     showing: dict[str, set[str]] = {}  # misconception -> learners
+    credited: Counter[tuple[str, str]] = Counter()  # (item, claim) -> learners, by the grader
     for learner in progress.learners(lesson.id):
         visits = {
             page: times
@@ -182,17 +212,18 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
             )
         claims_met = None
         found: set[str] = set()
-        summary_text = "\n".join(texts.values())
-        graded = _graded(lesson, SUMMARY, summary_text) if summary else None
+        graded = _graded(lesson, SUMMARY, summary_answer(summary, texts)) if summary else None
         if graded is not None:
             claims_met = [claim.id for claim in graded.met]
             found |= {misconception.id for misconception in graded.matched}
+            credited.update((SUMMARY, claim.id) for claim in graded.met)
         for question in questions:
             tries = [a for a in theirs if a.question == question.id]
             if question.type == "text" and tries and isinstance(tries[-1].answer, str):
                 answer = _graded(lesson, question.id, tries[-1].answer)
                 if answer is not None:
                     found |= {misconception.id for misconception in answer.matched}
+                    credited.update((question.id, claim.id) for claim in answer.met)
         for misconception in found:
             showing.setdefault(misconception, set()).add(learner)
         checked = {
@@ -237,17 +268,76 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
                 most_chosen_wrong_count=wrong_count,
             )
         )
-    misconceptions = [
-        MisconceptionRow(misconception=name, learners=len(who))
-        for name, who in sorted(showing.items(), key=lambda item: (-len(item[1]), item[0]))
-    ]
+    marks = {
+        (learner, item): given
+        for (learner, les, item), given in progress.teacher_marks.items()
+        if les == lesson.id
+    }
     return LessonReport(
         lesson=lesson.id,
         title=lesson.card.title,
         learners=rows,
         questions=question_rows,
-        misconceptions=misconceptions,
+        claims=_claim_rows(lesson, progress, credited, marks),
+        misconceptions=_misconception_rows(showing, marks),
+        remaining_questions=[
+            RemainingQuestion(name=row.name, learner=row.learner, text=text.strip())
+            for row in rows
+            if (
+                text := progress.summaries.get((row.learner, lesson.id), {}).get(
+                    REMAINING_QUESTIONS, ""
+                )
+            ).strip()
+        ],
     )
+
+
+def _claim_rows(
+    lesson: Lesson,
+    progress: ClassProgress,
+    credited: Counter[tuple[str, str]],
+    marks: dict[tuple[str, str], TeacherMarks],
+) -> list[ClaimRow]:
+    """Each claim of each gradable item with its three counts (module docstring)."""
+    ticked: Counter[tuple[str, str]] = Counter()
+    for (_learner, les, item), claims in progress.self_checks.items():
+        if les == lesson.id:
+            ticked.update((item, claim) for claim in set(claims))
+    by_teacher: Counter[tuple[str, str]] = Counter()
+    for (_learner, item), given in marks.items():
+        by_teacher.update((item, claim) for claim, met in given.claims.items() if met)
+    return [
+        ClaimRow(
+            item=item,
+            claim=claim.id,
+            grader=credited[(item, claim.id)],
+            self_check=ticked[(item, claim.id)],
+            teacher=by_teacher[(item, claim.id)],
+        )
+        for item in gradable_items(lesson)
+        for claim in rubric_for(lesson, item).claims
+    ]
+
+
+def _misconception_rows(
+    showing: dict[str, set[str]], marks: dict[tuple[str, str], TeacherMarks]
+) -> list[MisconceptionRow]:
+    """Each misconception the grader found or the teacher marked, most learners first; a
+    learner counts once however many of their answers show it."""
+    teacher: dict[str, dict[str, set[str]]] = {}  # misconception -> held/fixed -> learners
+    for (learner, _item), given in marks.items():
+        for misconception, state in given.misconceptions.items():
+            teacher.setdefault(misconception, {}).setdefault(state, set()).add(learner)
+    rows = [
+        MisconceptionRow(
+            misconception=name,
+            learners=len(showing.get(name, ())),
+            teacher_held=len(teacher.get(name, {}).get("held", ())),
+            teacher_fixed=len(teacher.get(name, {}).get("fixed", ())),
+        )
+        for name in showing.keys() | teacher.keys()
+    ]
+    return sorted(rows, key=lambda row: (-row.learners, -row.teacher_held, row.misconception))
 
 
 def class_report(

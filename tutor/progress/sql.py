@@ -12,17 +12,21 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from tutor.progress.store import (
     MAX_ANSWER_JSON_CHARS,
     MAX_ATTEMPTS_PER_QUESTION,
+    MAX_COMMENT_CHARS,
     MAX_SUBMISSIONS_PER_LESSON,
     MAX_TEXT_CHARS,
     Position,
     QuizAttempt,
     StoreLimitError,
 )
+
+if TYPE_CHECKING:
+    from tutor.progress.marks import TeacherMarks
 
 _SAVE_SUMMARY = (
     "INSERT INTO summaries VALUES (?, ?, ?, ?, ?) "
@@ -298,3 +302,35 @@ class SqlProgressStore(ABC):
             (self.learner, lesson, item),
         )
         return json.loads(row[0]) if row else []
+
+    # the teacher's marks -----------------------------------------------------
+
+    def save_teacher_marks(self, learner: str, lesson: str, item: str, marks: TeacherMarks) -> None:
+        """The teacher's marks on `learner`'s answer to `item`, replacing earlier ones: the
+        one write for another learner than the store's own (`tutor review` marks them all)."""
+        comment = marks.comment[:MAX_COMMENT_CHARS]
+        written = marks.model_dump_json(exclude={"comment"})
+        self.write(
+            (
+                "INSERT INTO teacher_marks VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (learner, lesson, item) DO UPDATE "
+                "SET marks = excluded.marks, comment = excluded.comment, at = excluded.at",
+                (learner, lesson, item, written, comment, time.time()),
+            )
+        )
+
+    def teacher_marks(self, lesson: str) -> dict[str, TeacherMarks]:
+        """The teacher's marks on this learner's answers, by item."""
+        rows = self.read(
+            "SELECT item, marks, comment FROM teacher_marks WHERE learner = ? AND lesson = ?",
+            (self.learner, lesson),
+        )
+        return {item: read_marks(marks, comment) for item, marks, comment in rows}
+
+
+def read_marks(marks: str, comment: str) -> TeacherMarks:
+    """A stored row's marks (JSON without the comment) and comment, as one TeacherMarks.
+    Imported here: pydantic is not needed to open a store."""
+    from tutor.progress.marks import TeacherMarks
+
+    return TeacherMarks.model_validate_json(marks).model_copy(update={"comment": comment})

@@ -15,10 +15,13 @@ import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor.core.refusal import Coded
 from tutor.progress.trouble import opening_trouble, trouble
+
+if TYPE_CHECKING:
+    from tutor.progress.marks import TeacherMarks
 
 DATABASE_ENV = "TUTOR_DATABASE"
 _URL_SCHEMES = ("postgresql://", "postgres://")
@@ -36,6 +39,9 @@ MAX_SUBMISSIONS_PER_LESSON = 20
 # a dict of any size) are refused. A text answer cut at MAX_TEXT_CHARS always fits: a
 # character is at most 6 in JSON (\u0000), 12,002 in all.
 MAX_ANSWER_JSON_CHARS = 16_000
+# The teacher's comment on one answer (tutor review): short, read on the summary page; the
+# review's field stops there, and the store cuts anything longer.
+MAX_COMMENT_CHARS = 500
 
 
 class StoreError(Coded, RuntimeError):
@@ -97,6 +103,11 @@ class ProgressStore(Protocol):
 
     def save_self_check(self, lesson: str, item: str, claims: list[str]) -> None: ...
     def self_check(self, lesson: str, item: str) -> list[str]: ...
+
+    def save_teacher_marks(
+        self, learner: str, lesson: str, item: str, marks: TeacherMarks
+    ) -> None: ...
+    def teacher_marks(self, lesson: str) -> dict[str, TeacherMarks]: ...
 
 
 def default_learner() -> str:

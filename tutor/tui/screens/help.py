@@ -57,7 +57,9 @@ class HelpScreen(ModalScreen[None]):
         ]
         for keys, description in key_lines(self.underneath):
             parts += [(f" {keys:>10} ", "bold reverse"), f"  {description}\n"]
-        parts += ["\n", ctx.t("help.tab"), "\n", ctx.t("help.fact")]
+        parts += ["\n", ctx.t("help.tab")]
+        if getattr(self.underneath, "SHOWS_FACTS", True):  # not `tutor review`'s screen
+            parts += ["\n", ctx.t("help.fact")]
         with VerticalScroll(id="dialog"):
             yield Static(Content.assemble(*parts), id="help-text")
         yield KeyBar()

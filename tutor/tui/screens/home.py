@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.core.printable import printable
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import OpenLesson, Resume
 from tutor.tui.widgets.body import Body
@@ -83,10 +84,11 @@ class HomeScreen(Screen[None]):
             options.highlighted = highlighted or 0
         store = ctx.store
         lines = [ctx.t("home.guest")] if store.guest else []
+        learner = printable(store.learner)  # any text `--learner` was given
         if ctx.remote and not store.guest:
-            lines.append(ctx.t("home.saved_remote", learner=store.learner))
+            lines.append(ctx.t("home.saved_remote", learner=learner))
         elif not store.guest:
-            lines.append(ctx.t("home.saved_at", path=store.location, learner=store.learner))
+            lines.append(ctx.t("home.saved_at", path=store.location, learner=learner))
         position = store.last_position()
         lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:

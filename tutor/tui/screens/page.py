@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from tutor.content.models import Lesson, MarkdownBlock, Page, WidgetBlock
+from tutor.content.models import Lesson, MarkdownBlock, Page, Summary, WidgetBlock
 from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
@@ -193,6 +193,18 @@ class PageScreen(SavesProgress):
 
     def compose_after_body(self) -> ComposeResult:
         yield from ()
+
+    def compose_summary(self, summary: Summary) -> ComposeResult:
+        """The teacher's marks on this lesson's answers (once the teacher has marked them:
+        `tutor review`), then the summary form."""
+        from tutor.tui.widgets.summary import SummaryEditor
+        from tutor.tui.widgets.teacher_marks import TeacherMarksView
+
+        marks = self.saved_teacher_marks(self.lesson.id)
+        if marks:
+            yield TeacherMarksView(self.lesson, marks, id="teacher-marks")
+        saved = self.saved_summary(self.lesson.id)
+        yield SummaryEditor(summary, self.lesson.id, saved, id="summary")
 
     def compose_body(self) -> ComposeResult:
         ctx = tutor_context(self)

@@ -8,7 +8,6 @@ from tutor.content.grade import rubric_for
 from tutor.content.models import QuizFront
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.quiz import QuizQuestion
-from tutor.tui.widgets.summary import SummaryEditor
 
 
 class QuizScreen(PageScreen):
@@ -24,5 +23,4 @@ class QuizScreen(PageScreen):
                 question, number, self.lesson.id, rubric, saved=saved, id=f"q-{question.id}"
             )
         if front.summary is not None:
-            saved_summary = self.saved_summary(self.lesson.id)
-            yield SummaryEditor(front.summary, self.lesson.id, saved_summary, id="summary")
+            yield from self.compose_summary(front.summary)

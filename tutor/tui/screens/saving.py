@@ -39,6 +39,7 @@ from tutor.words.refusals import why_not_saved
 if TYPE_CHECKING:
     from textual.widget import Widget
 
+    from tutor.progress.marks import TeacherMarks
     from tutor.tui.widgets.quiz import SavedAnswer
     from tutor.tui.widgets.summary import SavedSummary
 
@@ -94,6 +95,10 @@ class SavesProgress(Screen[None]):
             )
 
         return self.read_saved(read, SavedSummary(guest=tutor_context(self).store.guest))
+
+    def saved_teacher_marks(self, lesson_id: str) -> dict[str, TeacherMarks]:
+        """The teacher's marks on the learner's answers in this lesson, by item."""
+        return self.read_saved(lambda store: store.teacher_marks(lesson_id), {})
 
     def saved_answer(self, lesson_id: str, question_id: str) -> SavedAnswer:
         """A quiz question's saved state: its last answer, how many, the self-check."""

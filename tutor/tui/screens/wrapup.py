@@ -6,7 +6,6 @@ from textual.app import ComposeResult
 
 from tutor.content.models import WrapupFront
 from tutor.tui.screens.page import PageScreen
-from tutor.tui.widgets.summary import SummaryEditor
 
 
 class WrapupScreen(PageScreen):
@@ -16,5 +15,4 @@ class WrapupScreen(PageScreen):
         front = self.page.front
         assert isinstance(front, WrapupFront)
         if front.summary is not None:
-            saved = self.saved_summary(self.lesson.id)
-            yield SummaryEditor(front.summary, self.lesson.id, saved, id="summary")
+            yield from self.compose_summary(front.summary)

@@ -1,0 +1,76 @@
+"""`tutor review`: the teacher marks each learner's summary and text answers.
+
+It reads the class as `tutor report` does (`--data-dir`/`--database`, `--lesson`,
+`--authorized-keys`) and writes only the teacher's marks, which the learner reads on the
+summary page. A bug ends it with the tutor's apology and a non-zero status, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.content.models import Lesson
+    from tutor.progress.classview import ClassProgress
+
+# the store's own learner id: the review writes only other learners' marks
+REVIEWER = "teacher"
+
+
+def _lesson_to_review(lessons: list[Lesson], progress: ClassProgress) -> Lesson | None:
+    """The first lesson with something to mark (a summary form or a text question) that
+    someone has begun, else the first with something to mark, else the first lesson."""
+    from tutor.content.grade import gradable_items
+
+    gradable = [lesson for lesson in lessons if gradable_items(lesson)]
+    answered = [lesson for lesson in gradable if progress.learners(lesson.id)]
+    return next(iter(answered or gradable or lessons), None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tutor.commands.report import read_for_teacher
+    from tutor.words.i18n import Speaker
+
+    lang = "en" if getattr(args, "lang", None) == "en" else "zh"
+    speaker = Speaker(lang)
+    read = read_for_teacher(args, speaker, "tutor review")
+    if isinstance(read, int):
+        return read
+    progress, lessons, names, _source = read
+    lesson = _lesson_to_review(lessons, progress)
+    if lesson is None:
+        print(speaker.t("review.no_lessons"), file=sys.stderr)
+        return 2
+    from tutor.progress.review import answers_to_review
+    from tutor.progress.store import StoreError, default_data_dir, default_database, open_store
+    from tutor.words.refusals import why_not_saved
+
+    data_dir = (args.data_dir or default_data_dir()).expanduser()
+    database = args.database or (None if args.data_dir else default_database())
+    try:
+        store = open_store(REVIEWER, data_dir, database=database)
+    except StoreError as exc:
+        location = exc.values.get("location", "")
+        why = why_not_saved(speaker, exc)
+        said = speaker.t("report.unreadable", command="tutor review", location=location, why=why)
+        print(said, file=sys.stderr)
+        return 1
+    crash: BaseException | None = None
+    try:
+        from tutor.tui.review import ReviewApp
+
+        app = ReviewApp(lesson, answers_to_review(lesson, progress, names), store, lang)
+        app.run()
+        crash = app.crashed
+    except Exception as exc:  # before the app runs, or its driver failing
+        crash = exc
+    finally:
+        store.close()
+    if crash is None:
+        return 0
+    from tutor.crash import report_crash
+
+    return report_crash(crash, data_dir, lang)
