@@ -240,3 +240,27 @@ async def test_a_100000_character_paste_is_cut_to_the_field_and_graded(
         assert "只评了前" not in question.plain_text()
         attempt = app.ctx.store.last_attempt(LESSON, question.question.id)
         assert attempt.answer == PARAPHRASE + "很" * (MAX_TEXT_CHARS - len(PARAPHRASE))
+
+
+async def test_a_numeric_answer_is_recorded_as_the_number_read_and_a_comment_is_refused(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """`2 #…` once passed as 2 (the comment dropped) and was kept as typed, control
+    characters and all, for the teacher's report to print."""
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        numeric = question_of(app, "numeric")
+        store, qid = app.ctx.store, numeric.question.id
+        numeric.query_one("#answer", Input).value = "2 #\u009b\u202e"
+        await submit(pilot, numeric)
+        assert "不是一个数" in numeric.plain_text()
+        assert store.attempts(LESSON, qid) == []
+        for typed in ("√2", " 1.41 ", "2.0"):
+            numeric.query_one("#answer", Input).value = typed
+            await submit(pilot, numeric)
+        assert [a.answer for a in store.attempts(LESSON, qid)] == [
+            "1.4142135623730951",
+            "1.41",
+            "2",
+        ]

@@ -27,7 +27,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
-from tutor.content.grade import read_number, shown_number
+from tutor.content.grade import number_as_stored, read_number, shown_number
 from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
@@ -156,7 +156,8 @@ class QuizQuestion(Vertical):
             self.query_one("#answer", TextArea).text = str(answer)
 
     def current_answer(self) -> Any:
-        """The answer as recorded: choice index, list of indices, number text, or text."""
+        """The answer as typed or ticked: choice index, list of indices, number text, or
+        text (a number is recorded as the number read: `_judge`)."""
         q = self.question
         if q.type == "single":
             index = self.query_one("#answer", RadioSet).pressed_index
@@ -191,7 +192,9 @@ class QuizQuestion(Vertical):
         elif q.type == "multiple":
             correct, lines = self._judge_multiple(answer)
         elif q.type == "numeric":
-            correct, lines = self._judge_numeric(answer)
+            value = read_number(str(answer))
+            correct, lines = self._judge_numeric(str(answer).strip(), value)
+            answer = answer if value is None else number_as_stored(value)
         else:
             self._judge_text(answer, record=record)
             return
@@ -279,11 +282,11 @@ class QuizQuestion(Vertical):
     def _option(self, choice: Choice) -> str:
         return f"{self._text(choice.text)} — {self._text(choice.explain)}"
 
-    def _judge_numeric(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
+    def _judge_numeric(
+        self, typed: str, value: float | None
+    ) -> tuple[bool | None, list[tuple[str, str]]]:
         ctx = tutor_context(self)
         q = self.question
-        typed = str(answer).strip()
-        value = read_number(typed)
         if value is None:
             quoted = typed if len(typed) <= QUOTED_INPUT else typed[:QUOTED_INPUT] + "…"
             return None, [(ctx.t("quiz.not_a_number", text=quoted), "bold $text-warning")]
