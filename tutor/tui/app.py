@@ -17,6 +17,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 
 from tutor.cachefile import default_cache_dir
@@ -76,6 +77,7 @@ KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) i
 TYPED_PAGES = 8
 LONGEST_TYPED = 100_000
 TYPED_CHARS = 200_000
+MAX_NOTICES = 3  # shown at once, each a few lines: at 80×24 they stay below the header
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 # Python's own full collections are put off this many times longer while the app runs: the
 # app collects after each page turn that leaves a page behind. A page build makes 4-11
@@ -260,6 +262,19 @@ class TutorApp(App[None]):
         cursor redraws twice a second, and fifty idle learners then cost a core's tenth."""
         if not self.animate and hasattr(event.widget, "cursor_blink"):
             event.widget.cursor_blink = False
+
+    def _on_notify(self, event: Notify) -> None:
+        """A notice shown once: a repeat replaces the one shown (its time starts again)
+        instead of stacking, and at most MAX_NOTICES are up, the newest, so they never
+        reach over the page header (Textual's own handler, which only adds, runs last)."""
+        new = event.notification
+        shown = list(self._notifications)
+        others = [n for n in shown if (n.title, n.message) != (new.title, new.message)]
+        kept = {n.identity for n in others[max(0, len(others) - (MAX_NOTICES - 1)) :]}
+        for notification in shown:
+            if notification.identity not in kept:
+                self._unnotify(notification, refresh=False)
+        super()._on_notify(event)
 
     @property
     def _broken(self) -> bool:
