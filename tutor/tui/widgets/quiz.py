@@ -33,6 +33,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.quiz_choices import Chosen, MultipleChoice, SingleChoice
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class QuizQuestion(Vertical):
     QuizQuestion RadioSet { width: 1fr; }
     QuizQuestion TextArea { height: 4; background: $boost; }
     QuizQuestion #submit { margin: 1 0 0 0; }
+    /* in the accent colour only with the focus: a lit button read as the one Enter presses */
+    QuizQuestion #submit:focus { background: $primary; color: $text; text-style: bold; }
     QuizQuestion #feedback { margin: 1 0 0 0; }
     """
 
@@ -98,18 +101,18 @@ class QuizQuestion(Vertical):
         yield Static(Content.styled(f"{self.number}. {self._text(q.prompt)}", "bold"))
         if q.type == "single":
             buttons = (RadioButton(self._text(c.text), compact=True) for c in q.choices)
-            yield RadioSet(*buttons, id="answer", compact=True)
+            yield SingleChoice(*buttons, id="answer", compact=True)
         elif q.type == "multiple":
             with Vertical(id="answer"):
                 for choice in q.choices:
-                    yield Checkbox(self._text(choice.text), compact=True)
+                    yield MultipleChoice(self._text(choice.text), compact=True)
         elif q.type == "numeric":
             unit = f"({q.unit})" if q.unit else ""
             prompt = ctx.t("quiz.numeric_prompt", unit=unit)
             yield Input(placeholder=prompt, max_length=MAX_TEXT_CHARS, id="answer")
         else:
             yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
-        yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
+        yield Button(ctx.t("quiz.submit"), id="submit", compact=True)
         yield Static(id="feedback")
         if q.type == "text" and self.rubric is not None:
             ticked = self.saved_answer.ticked
@@ -153,7 +156,9 @@ class QuizQuestion(Vertical):
         elif q.type == "numeric":
             self.query_one("#answer", Input).value = str(answer)
         elif q.type == "text":
-            self.query_one("#answer", TextArea).text = str(answer)
+            field = self.query_one("#answer", TextArea)
+            field.text = str(answer)
+            field.move_cursor(field.document.end)  # the learner goes on where it ends
 
     def current_answer(self) -> Any:
         """The answer as typed or ticked: choice index, list of indices, number text, or
@@ -184,6 +189,12 @@ class QuizQuestion(Vertical):
     @on(Input.Submitted, "#answer")
     def submit(self) -> None:
         self._judge(self.current_answer(), record=True)
+
+    @on(Chosen)
+    def _chosen(self, message: Chosen) -> None:
+        message.stop()
+        answer = self.current_answer() if message.index is None else message.index
+        self._judge(answer, record=True)
 
     def _judge(self, answer: Any, *, record: bool) -> None:
         q = self.question
