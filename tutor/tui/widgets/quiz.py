@@ -309,7 +309,26 @@ class QuizQuestion(Vertical):
         if correct:
             expected = f"{shown_number(q.answer, q.tolerance)} {q.unit}".strip()
             lines.append((ctx.t("quiz.expected", answer=expected), ""))
+        elif why := self._why_wrong(typed, value):
+            lines.append((why, ""))
         return correct, lines
+
+    def _why_wrong(self, typed: str, value: float) -> str:
+        """The one sentence a wrong number gets: the author's for a tempting one, the
+        answer's square, the answer with too few decimals, else how the answer comes."""
+        ctx = tutor_context(self)
+        q = self.question
+        assert q.answer is not None and q.tolerance is not None
+        for mistake in q.mistakes:
+            if abs(value - mistake.value) <= q.tolerance:
+                return self._text(mistake.explain)
+        if abs(value - q.answer**2) <= q.tolerance * max(1.0, 2 * abs(q.answer)):
+            return ctx.t("quiz.numeric.squared", typed=typed)
+        asked = shown_number(q.answer, q.tolerance)
+        decimals = len(asked.partition(".")[2])
+        if any(value == round(q.answer, fewer) for fewer in range(decimals)):
+            return ctx.t("quiz.numeric.decimals", typed=typed, decimals=decimals, expected=asked)
+        return self._text(q.explain)
 
     def _judge_text(self, answer: Any, *, record: bool) -> None:
         ctx = tutor_context(self)
