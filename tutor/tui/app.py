@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from textual.driver import Driver
+    from textual.widget import Widget
 
     from tutor.content.models import Lesson, Page
     from tutor.tui.driver import InputEnded, InputHeld, PasteCut
@@ -140,6 +141,7 @@ class TutorApp(App[None]):
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
         self._opening: tuple[str, int] | None = None  # the page open_page went to last
+        self._focused_before_small: Widget | None = None  # focus to give back, see _fit
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
         # what was typed on pages taken down, by (lesson id, page number), oldest first
         self._typed: dict[tuple[str, int], dict[str, str]] = {}
@@ -217,10 +219,21 @@ class TutorApp(App[None]):
         the pages come back as the window grows."""
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
         if small != self.has_class("-too-small"):
+            running = self.is_running and bool(self.screen_stack)  # in on_load: no screen
+            if small and running:  # hidden, the focused widget loses the focus: kept here
+                self._focused_before_small = self.screen.focused
             self.set_class(small, "-too-small")
-            if self.is_running and self.screen_stack:  # in on_load no screen is there yet
+            if running:
                 for key_line in self.screen.query(KeyBar):
                     key_line.show_keys()
+            if not small and running:
+                self.call_after_refresh(self._refocus, self._focused_before_small)
+                self._focused_before_small = None
+
+    def _refocus(self, widget: Widget | None) -> None:
+        """The widget that had the focus has it again, if its page is still the one shown."""
+        if widget is not None and widget.is_attached and widget.screen is self.screen:
+            widget.focus(scroll_visible=False)
 
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits
