@@ -33,7 +33,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
-from tutor.tui.widgets.quiz_choices import Chosen, MultipleChoice, SingleChoice
+from tutor.tui.widgets.quiz_choices import PICKED, Chosen, MultipleChoice, Option, SingleChoice
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class QuizQuestion(Vertical):
         q = self.question
         yield Static(Content.styled(f"{self.number}. {self._text(q.prompt)}", "bold"))
         if q.type == "single":
-            buttons = (RadioButton(self._text(c.text), compact=True) for c in q.choices)
+            buttons = (Option(self._text(c.text), compact=True) for c in q.choices)
             yield SingleChoice(*buttons, id="answer", compact=True)
         elif q.type == "multiple":
             with Vertical(id="answer"):
@@ -345,7 +345,14 @@ class QuizQuestion(Vertical):
     def plain_text(self) -> str:
         q = self.question
         lines = [f"{self.number}. {self._text(q.prompt)}"]
-        lines += [f"  {n}) {self._text(c.text)}" for n, c in enumerate(q.choices, 1)]
+        if q.choices:
+            picked, not_picked = PICKED[q.type]
+            answer = self.current_answer()
+            chosen = answer if isinstance(answer, list) else [answer]
+            lines += [
+                f"  {n}) {picked if n - 1 in chosen else not_picked} {self._text(c.text)}"
+                for n, c in enumerate(q.choices, 1)
+            ]
         lines += [text for text, _style in self.feedback]
         for feedback in self.query(RubricFeedback):
             lines.append(feedback.plain_text())

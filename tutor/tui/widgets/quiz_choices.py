@@ -21,6 +21,18 @@ class Chosen(Message):
         self.index = index
 
 
+PICKED = {"single": ("●", "○"), "multiple": ("☑", "☐")}  # (picked, not) in plain text
+
+
+class Option(RadioButton):
+    """A single choice's option: a dot only when picked, so it shows without colour too
+    (Textual draws the dot on every option and greys the unpicked ones)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # Textual draws this between the brackets
+        return "●" if self.value else " "
+
+
 class SingleChoice(RadioSet, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,right", "next_button", "key.choice", show=False),
@@ -40,7 +52,12 @@ class SingleChoice(RadioSet, inherit_bindings=False):
 
 
 class MultipleChoice(Checkbox, inherit_bindings=False):
-    """One option of a multiple choice; the arrows go to the one above or below."""
+    """One option of a multiple choice; the arrows go to the one above or below; an X
+    only when ticked."""
+
+    @property
+    def BUTTON_INNER(self) -> str:
+        return "X" if self.value else " "
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "step(1)", "key.choice", show=False),
