@@ -188,13 +188,13 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     )
 
     lesson = sub.add_parser("lesson", help=say("cli.cmd.lesson"))
-    lesson.add_argument("lesson_id", metavar="LESSON")
+    lesson.add_argument("lesson_id", metavar="LESSON", help=say("cli.arg.lesson"))
     lesson.add_argument("--page", type=int, metavar="N", help=say("cli.opt.lesson.page"))
 
     sub.add_parser("explore", help=say("cli.cmd.explore"))
 
     check = sub.add_parser("check", help=say("cli.cmd.check"))
-    check.add_argument("path", nargs="?", type=Path, metavar="PATH")
+    check.add_argument("path", nargs="?", type=Path, metavar="PATH", help=say("cli.arg.check.path"))
     check.add_argument(
         "--schema",
         action="store_true",
@@ -203,8 +203,8 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     check.add_argument("--out", type=Path, metavar="FILE", help=say("cli.opt.check.out"))
 
     new = sub.add_parser("new", help=say("cli.cmd.new"))
-    new.add_argument("what", choices=("lesson",))
-    new.add_argument("lesson_id", metavar="ID")
+    new.add_argument("what", choices=("lesson",), help=say("cli.arg.new.what"))
+    new.add_argument("lesson_id", metavar="ID", help=say("cli.arg.new.id"))
     new.add_argument(
         "folder",
         nargs="?",
@@ -215,82 +215,113 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     )
 
     preview = sub.add_parser("preview", help=say("cli.cmd.preview"))
-    preview.add_argument("folder", nargs="?", type=Path, metavar="DIR")
+    preview.add_argument(
+        "folder", nargs="?", type=Path, metavar="DIR", help=say("cli.arg.preview.folder")
+    )
     preview.add_argument("--lesson", metavar="ID", help=say("cli.opt.preview.lesson"))
     preview.add_argument("--page", type=int, metavar="N", help=say("cli.opt.preview.page"))
 
     grade = sub.add_parser("grade", help=say("cli.cmd.grade"))
-    grade.add_argument("lesson_id", metavar="LESSON")
+    grade.add_argument("lesson_id", metavar="LESSON", help=say("cli.arg.lesson"))
     grade.add_argument("item", metavar="ITEM", help=say("cli.opt.grade.item"))
     answer = grade.add_mutually_exclusive_group(required=True)
     answer.add_argument("--text", metavar="TEXT", help=say("cli.opt.grade.text"))
     answer.add_argument("--file", type=Path, metavar="FILE", help=say("cli.opt.grade.file"))
-    grade.add_argument("--json", action="store_true")
+    grade.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     tok = sub.add_parser("tokenize", help=say("cli.cmd.tokenize"))
-    tok.add_argument("text", metavar="TEXT")
+    tok.add_argument("text", metavar="TEXT", help=say("cli.arg.tokenize.text"))
     tok.add_argument(
         "--scheme",
         choices=SCHEMES,
         default="project",
         help=say("cli.opt.tokenize.scheme"),
     )
-    tok.add_argument("--json", action="store_true")
+    tok.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     nb = sub.add_parser("neighbours", help=say("cli.cmd.neighbours"))
-    nb.add_argument("token", metavar="TOKEN")
-    nb.add_argument("--scheme", choices=NEIGHBOUR_SCHEMES, default="after")
-    nb.add_argument("--k", type=int, default=5)
+    nb.add_argument("token", metavar="TOKEN", help=say("cli.arg.token"))
+    nb.add_argument(
+        "--scheme",
+        choices=NEIGHBOUR_SCHEMES,
+        default="after",
+        help=say("cli.opt.neighbours.scheme"),
+    )
+    nb.add_argument("--k", type=int, default=5, metavar="N", help=say("cli.opt.k"))
     nb.add_argument(
         "--step",
         type=int,
         metavar="N",
         help=say("cli.opt.neighbours.step"),
     )
-    nb.add_argument("--json", action="store_true")
+    nb.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     sim = sub.add_parser("similarity", help=say("cli.cmd.similarity"))
-    sim.add_argument("tokens", nargs="+", metavar="TOKEN")
-    sim.add_argument("--stage", choices=STAGES, default="after")
+    sim.add_argument("tokens", nargs="+", metavar="TOKEN", help=say("cli.arg.token"))
+    sim.add_argument("--stage", choices=STAGES, default="after", help=say("cli.opt.stage"))
     sim.add_argument(
         "--step",
         type=int,
         metavar="N",
         help=say("cli.opt.similarity.step"),
     )
-    sim.add_argument("--json", action="store_true")
+    sim.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     ana = sub.add_parser("analogy", help=say("cli.cmd.analogy"))
-    ana.add_argument("a", metavar="A")
-    ana.add_argument("b", metavar="B")
-    ana.add_argument("c", metavar="C")
-    ana.add_argument("--k", type=int, default=5)
-    ana.add_argument("--stage", choices=STAGES, default="after")
-    ana.add_argument("--json", action="store_true")
+    ana.add_argument("a", metavar="A", help=say("cli.arg.analogy.a"))
+    ana.add_argument("b", metavar="B", help=say("cli.arg.analogy.b"))
+    ana.add_argument("c", metavar="C", help=say("cli.arg.analogy.c"))
+    ana.add_argument("--k", type=int, default=5, metavar="N", help=say("cli.opt.k"))
+    ana.add_argument("--stage", choices=STAGES, default="after", help=say("cli.opt.stage"))
+    ana.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     facts = sub.add_parser("facts", help=say("cli.cmd.facts"))
-    facts.add_argument("--key", metavar="K")
-    facts.add_argument("--json", action="store_true")
+    facts.add_argument("--key", metavar="K", help=say("cli.opt.facts.key"))
+    facts.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     train = sub.add_parser("train", help=say("cli.cmd.train"))
     train.add_argument("--corpus", type=Path, metavar="FILE", help=say("cli.opt.train.corpus"))
     train.add_argument("--d", type=int, default=64, metavar="N", help=say("cli.opt.train.d"))
-    train.add_argument("--steps", type=int, default=1500, metavar="N")
-    train.add_argument("--seed", type=int, default=0, metavar="N")
-    train.add_argument("--out", type=Path, default=Path("runs/model"), metavar="DIR")
+    train.add_argument(
+        "--steps", type=int, default=1500, metavar="N", help=say("cli.opt.train.steps")
+    )
+    train.add_argument("--seed", type=int, default=0, metavar="N", help=say("cli.opt.train.seed"))
+    train.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/model"),
+        metavar="DIR",
+        help=say("cli.opt.train.out"),
+    )
 
     assets = sub.add_parser("assets", help=say("cli.cmd.assets"))
-    assets.add_argument("action", choices=("build", "verify"))
+    assets.add_argument("action", choices=("build", "verify"), help=say("cli.arg.assets.action"))
     assets.add_argument("--out", type=Path, metavar="DIR", help=say("cli.opt.assets.out"))
 
     serve = sub.add_parser("serve", help=say("cli.cmd.serve"))
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=2222)
-    serve.add_argument("--authorized-keys", type=Path, metavar="FILE")
+    serve.add_argument("--host", default="127.0.0.1", help=say("cli.opt.serve.host"))
+    serve.add_argument("--port", type=int, default=2222, help=say("cli.opt.serve.port"))
+    serve.add_argument(
+        "--authorized-keys", type=Path, metavar="FILE", help=say("cli.opt.serve.keys")
+    )
     serve.add_argument("--open", action="store_true", help=say("cli.opt.serve.open"))
-    serve.add_argument("--max-sessions", type=int, default=50, metavar="N")
-    serve.add_argument("--max-sessions-per-key", type=int, default=3, metavar="N")
-    serve.add_argument("--max-sessions-per-connection", type=int, default=3, metavar="N")
+    serve.add_argument(
+        "--max-sessions", type=int, default=50, metavar="N", help=say("cli.opt.serve.sessions")
+    )
+    serve.add_argument(
+        "--max-sessions-per-key",
+        type=int,
+        default=3,
+        metavar="N",
+        help=say("cli.opt.serve.per_key"),
+    )
+    serve.add_argument(
+        "--max-sessions-per-connection",
+        type=int,
+        default=3,
+        metavar="N",
+        help=say("cli.opt.serve.per_connection"),
+    )
     serve.add_argument(
         "--max-sessions-per-address",
         type=int,
@@ -305,7 +336,13 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="N",
         help=say("cli.opt.serve.connections"),
     )
-    serve.add_argument("--max-connections-per-address", type=int, default=20, metavar="N")
+    serve.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=20,
+        metavar="N",
+        help=say("cli.opt.serve.connections_per_address"),
+    )
     serve.add_argument(
         "--session-open-timeout",
         type=float,
@@ -313,9 +350,27 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=say("cli.opt.serve.open_timeout"),
     )
-    serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
-    serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
-    serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=1800,
+        metavar="SECONDS",
+        help=say("cli.opt.serve.idle"),
+    )
+    serve.add_argument(
+        "--max-session-length",
+        type=float,
+        default=4 * 3600,
+        metavar="SECONDS",
+        help=say("cli.opt.serve.length"),
+    )
+    serve.add_argument(
+        "--login-timeout",
+        type=float,
+        default=60,
+        metavar="SECONDS",
+        help=say("cli.opt.serve.login"),
+    )
     serve.add_argument(
         "--rate",
         type=float,
@@ -323,7 +378,9 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="PER_SECOND",
         help=say("cli.opt.serve.rate"),
     )
-    serve.add_argument("--burst", type=int, default=10, metavar="N")
+    serve.add_argument(
+        "--burst", type=int, default=10, metavar="N", help=say("cli.opt.serve.burst")
+    )
     serve.add_argument(
         "--live-training",
         type=int,
@@ -364,7 +421,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     )
     form = report.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help=say("cli.opt.report.csv"))
-    form.add_argument("--json", action="store_true")
+    form.add_argument("--json", action="store_true", help=say("cli.opt.json"))
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS, say=say)
     return parser

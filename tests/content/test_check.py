@@ -270,3 +270,9 @@ def test_prerequisite_cycle_is_an_error_because_it_never_unlocks(tiny_model: Pat
     assert problems("cycle", tiny_model) == [
         "error: cycle/second/lesson.md:9:13: prerequisites form a cycle: first -> second -> first"
     ]
+
+
+def test_only_a_numeric_question_lists_tempting_wrong_numbers(tiny_model: Path) -> None:
+    assert problems("pages/12-mistakes-not-numeric.md", tiny_model) == [
+        "error: pages/12-mistakes-not-numeric.md:14:5: only numeric questions take 'mistakes'"
+    ]

@@ -15,10 +15,12 @@ from tutor.core.model import open_model
 from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.plain import markdown_to_plain
+from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import Prose
 from tutor.tui.screens.reading import ReadingScreen
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.facts import FactStrip
+from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lookup import (
     REAL_DIM,
     REAL_SENTENCE_IDS,
@@ -212,3 +214,27 @@ async def test_the_lookup_at_real_scale_shows_the_picked_tokens_row_of_v(
         assert "…" in text
         assert max(cell_len(line) for line in text.split("\n")) <= width
         assert height <= size[1] - 2
+
+
+async def test_esc_closes_an_open_chip_before_it_leaves_the_lesson(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Esc closes what is open first, as it does a field or the help: the chip's detail,
+    then the page; the key line says so while the chip is open."""
+    app = make_app(start_lesson=LESSON, start_page=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        page = app.screen
+        strip = page.query(FactStrip).first()
+        strip.focus()
+        await settle(pilot)
+        assert strip.query_one("#detail").display
+        keys = page.query_one(KeyBar).grouped_keys()
+        assert ("esc", "key.close_fact", "收起出处") in keys
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is page and app.focused is not strip
+        assert not strip.query_one("#detail").display
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)

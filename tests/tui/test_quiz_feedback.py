@@ -242,3 +242,61 @@ async def test_a_100000_character_paste_is_cut_to_the_field_and_graded(
         assert "只评了前" not in question.plain_text()
         attempt = app.ctx.store.last_attempt(LESSON, question.question.id)
         assert attempt.answer == PARAPHRASE + "很" * (MAX_TEXT_CHARS - len(PARAPHRASE))
+
+
+async def test_a_numeric_answer_is_recorded_as_the_number_read_and_a_comment_is_refused(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """`2 #…` once passed as 2 (the comment dropped) and was kept as typed, control
+    characters and all, for the teacher's report to print."""
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        numeric = question_of(app, "numeric")
+        store, qid = app.ctx.store, numeric.question.id
+        numeric.query_one("#answer", Input).value = "2 #\u009b\u202e"
+        await submit(pilot, numeric)
+        assert "不是一个数" in numeric.plain_text()
+        assert store.attempts(LESSON, qid) == []
+        for typed in ("√2", " 1.41 ", "2.0"):
+            numeric.query_one("#answer", Input).value = typed
+            await submit(pilot, numeric)
+        assert [a.answer for a in store.attempts(LESSON, qid)] == [
+            "1.4142135623730951",
+            "1.41",
+            "2",
+        ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "says"),
+    [
+        ("zh", "2", "2 是正确答案的平方：还差开平方根这一步。"),
+        ("en", "2", "2 is the square of the answer: the square root is still to be taken."),
+        ("zh", "1", "1 只是一个位置上的差"),
+        ("zh", "1.4", "1.4 是对的数，只是小数位不够：题目要保留 2 位小数（1.41）。"),
+        (
+            "en",
+            "1.4",
+            "1.4 is the right number with too few decimals: the question asks for 2 (1.41).",
+        ),
+        ("zh", "1.5", "距离 = √(1² + 1²) = √2 ≈ 1.41"),
+    ],
+    ids=["squared", "squared-en", "one-position", "decimals", "decimals-en", "other"],
+)
+async def test_a_wrong_number_is_explained(
+    make_app: Callable[..., TutorApp], lang: str, typed: str, says: str
+) -> None:
+    """A wrong number once got only "✗ 不对": each tempting one gets its own sentence, any
+    other the derivation."""
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0], lang=lang)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        numeric = question_of(app, "numeric")
+        numeric.query_one("#answer", Input).value = typed
+        await submit(pilot, numeric)
+        assert numeric.correct is False
+        reading = numeric.plain_text()
+        assert says in reading
+        _prompt, _verdict, explained, _attempts = reading.splitlines()  # one sentence
+        assert says in explained

@@ -193,3 +193,25 @@ async def test_the_last_keystrokes_are_saved_on_leaving_the_page_and_on_quitting
     db = sqlite3.connect(data_dir / DB_FILENAME)
     rows = db.execute("SELECT section, text FROM summaries WHERE learner = ?", (LEARNER,))
     assert dict(rows.fetchall()) == {first.id: "left", second.id: "quit"}
+
+
+async def test_a_paste_cut_to_the_limit_says_how_much_was_left_out(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """A paste past 2,000 characters was cut with only the count at 2000/2000 to tell."""
+    from textual import events
+    from textual.widgets._toast import Toast
+
+    app = make_app(start_lesson=LESSON, start_page=summary_page())
+    async with app.run_test(size=(100, 40), notifications=True) as pilot:
+        editor = await summary_editor(pilot, app)
+        area = editor.query(TextArea).first()
+        area.focus()
+        area.insert("我" * 300)
+        await settle(pilot)
+        assert list(app.screen.query(Toast)) == []  # typing within the limit: nothing said
+        app.post_message(events.Paste("猫" * 2_000))  # as the terminal hands it over
+        await settle(pilot)
+        assert len(area.text) == 2_000
+        said = [str(toast._notification.message) for toast in app.screen.query(Toast)]
+        assert said == ["这一栏最多 2,000 字：末尾 300 字没有放进来。"]

@@ -106,3 +106,27 @@ async def test_the_summary_editors_have_a_frame(make_app: Callable[..., TutorApp
         editor = app.screen.query_one(SummaryEditor)
         for area in editor.query(TextArea):
             assert area.styles.border_top[0] not in ("", "none", "hidden"), area
+
+
+async def test_the_focus_comes_back_with_the_page_after_a_window_too_small(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Page 8's training widget had the focus; after a window too small and back, → turned
+    the page instead of stepping a checkpoint."""
+    from tutor.tui.widgets.training import TrainingRun
+
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        page = app.screen
+        widget = page.query_one(TrainingRun)
+        widget.focus()
+        await settle(pilot)
+        await pilot.resize_terminal(30, 10)
+        await settle(pilot)
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert app.screen is page and app.focused is widget
+        await pilot.press("right")
+        await settle(pilot)
+        assert app.screen is page

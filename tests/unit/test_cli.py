@@ -156,3 +156,31 @@ def test_chinese_help_fits_an_80_column_terminal(monkeypatch: pytest.MonkeyPatch
         for line in each.format_help().splitlines():
             width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
             assert width <= 80 or width == len(line), line  # argparse's own long usage lines
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_argument_of_every_command_has_a_help_line(lang: str) -> None:
+    """`tutor grade --help` once listed `--json` with nothing beside it: every option and
+    every positional argument of every command says what it is for, in both languages."""
+    import argparse
+    import re
+
+    parser = build_parser(lang)  # type: ignore[arg-type]
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    bare = [
+        f"{name} {action.option_strings[-1] if action.option_strings else action.metavar}"
+        for name, command in {"": parser, **commands.choices}.items()
+        for action in command._actions
+        if action is not commands and action.help is not argparse.SUPPRESS
+        if not (action.help or "").strip()
+    ]
+    assert bare == []
+    other = build_parser("en" if lang == "zh" else "zh")
+    (translated,) = [a for a in other._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        for action, its_translation in zip(
+            command._actions, translated.choices[name]._actions, strict=True
+        ):
+            assert action.help != its_translation.help, action.help
+            if lang == "zh":
+                assert re.search(r"[\u4e00-\u9fff]", action.help), action.help

@@ -89,7 +89,9 @@ def test_neighbours_onehot_json_shows_the_tie(
         ],
     }
     code, out, _ = run(capsys, "--lang", "en", *argv)
-    assert out.splitlines()[-1] == "399 tokens share the last score shown"
+    assert out.splitlines()[-1] == (
+        "Not listed: 396 more with the last row's score (raise --k to see all)"
+    )
 
 
 def test_neighbours_after_json_matches_the_core(
@@ -129,7 +131,7 @@ def test_neighbours_table(capsys: pytest.CaptureFixture[str], model_dir: Path) -
         ["1", str(tid("猫") - 1), "1"],
         ["1", str(tid("猫") + 1), "1"],
     ]
-    assert lines[4] == "2 tokens share the last score shown"
+    assert len(lines) == 4  # both tokens of the tie are shown: no note below
 
 
 @pytest.mark.parametrize(
@@ -418,7 +420,7 @@ def test_ties_and_the_facts_table_are_said_in_chinese(
     capsys: pytest.CaptureFixture[str], model_dir: Path, shipped_facts: Path
 ) -> None:
     _, out, _ = run(capsys, "--model", str(model_dir), "neighbours", "猫", "--scheme", "id")
-    assert out.splitlines()[-1] == "2 个 token 和最后显示的分数相同"
+    assert out.splitlines()[-1] == "没有列出：另有 1 个 token 和最后一行同分（加大 --k 可以都看到）"
     _, out, _ = run(capsys, "facts")
     assert out.splitlines()[0].split() == ["键", "值", "单位", "证据", "出处"]
     assert out.splitlines()[1].split()[:4] == ["corpus.once_share", "94.8%", "%", "实验验证"]
@@ -448,3 +450,25 @@ def test_facts_units_and_sources_are_said_in_the_interface_language(
         "repository",
         "tokenizer.json",
     ]
+
+
+@pytest.mark.parametrize(
+    ("k", "last_line"),
+    [
+        # ids ±1 and ±2 of 猫, four tokens, all shown: no tie runs past the list
+        ("4", None),
+        # one of ±3 is shown, the other is left out
+        ("5", "Not listed: 1 more with the last row's score (raise --k to see all)"),
+        ("7", "Not listed: 1 more with the last row's score (raise --k to see all)"),
+    ],
+)
+def test_ties_are_mentioned_only_when_some_are_left_out(
+    capsys: pytest.CaptureFixture[str], model_dir: Path, k: str, last_line: str | None
+) -> None:
+    argv = ["--lang", "en", "--model", str(model_dir), "neighbours", "猫", "--scheme", "id"]
+    _, out, _ = run(capsys, *argv, "--k", k)
+    assert [line.split()[0] for line in out.splitlines()[2 : 2 + int(k)]] == [
+        str(rank) for rank in (1, 1, 3, 3, 5, 5, 7)[: int(k)]
+    ]
+    below_the_table = out.splitlines()[2 + int(k) :]
+    assert below_the_table == ([last_line] if last_line else [])

@@ -22,6 +22,7 @@ from tutor.content.grade import (
     UnknownItem,
     gradable_items,
     grade,
+    number_as_stored,
     read_number,
     rubric_for,
     shown_number,
@@ -437,6 +438,33 @@ def test_numbers_are_read_as_people_write_them(typed: str, value: float) -> None
 )
 def test_anything_else_is_not_a_number(typed: str) -> None:
     assert read_number(typed) is None
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "2 #anything",  # Python's parser drops a comment: the rest would pass as typed
+        "1.41#",
+        "2\u009b31m",  # a C1 control (CSI)
+        "1.41\u202e",  # right-to-left override
+        "1\u200b.41",  # zero-width space
+        "1.41\x7f",
+        "(1\n+1)",  # a line break inside brackets
+        "1.41\\",
+    ],
+    ids=["comment", "bare-hash", "csi", "rlo", "zero-width", "del", "newline", "backslash"],
+)
+def test_what_is_not_a_number_expression_is_refused_whole(typed: str) -> None:
+    assert read_number(typed) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [("√2", "1.4142135623730951"), ("1.41", "1.41"), ("248,320", "248320"), ("2.0", "2")],
+)
+def test_a_numeric_answer_is_kept_as_the_number_it_is(typed: str, stored: str) -> None:
+    value = read_number(typed)
+    assert value is not None and number_as_stored(value) == stored
 
 
 def test_a_number_is_shown_at_the_question_s_precision() -> None:

@@ -133,8 +133,8 @@ def _neighbours(args: argparse.Namespace) -> int:
         )
     )
     print(neighbour_table(speaker, result.neighbours))
-    if result.tie_count > 1:
-        print(speaker.t("inspect.ties", count=f"{result.tie_count:,}"))
+    if result.ties_left_out > 0:
+        print(speaker.t("inspect.ties", count=f"{result.ties_left_out:,}"))
     return 0
 
 

@@ -636,6 +636,8 @@ _BINARY = {
     ast.Pow: math.pow,
 }
 _NAMES = {"pi": math.pi, "e": math.e}
+# what Python's parser may see: anything else it would skip (a comment) or misread is refused
+_EXPRESSION = re.compile(r"[0-9A-Za-z.+\-*/() ]+")
 
 
 def read_number(text: str) -> float | None:
@@ -651,6 +653,8 @@ def read_number(text: str) -> float | None:
     cleaned = _THOUSANDS.sub("", cleaned.translate(_NUMBER_FOLD))
     cleaned = re.sub(r"(?<=\d)[\s_]+(?=\d)", "", cleaned)  # 248 320, 248_320
     cleaned = _ROOT.sub(r"sqrt(\1)", cleaned.replace("π", "pi")).replace("√(", "sqrt(")
+    if not _EXPRESSION.fullmatch(cleaned):  # a comment, a control character, a line break
+        return None
     try:
         value = _evaluate(ast.parse(cleaned, mode="eval").body)
     except (SyntaxError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
@@ -680,6 +684,12 @@ def _evaluate(node: ast.expr) -> float | None:
         value = _evaluate(node.args[0])
         return None if value is None else math.sqrt(value)
     return None
+
+
+def number_as_stored(value: float) -> str:
+    """A numeric answer as the store keeps it: the number read, never the text typed
+    (which may carry anything the parser skipped), whole numbers without ".0"."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
 
 
 def shown_number(value: float, tolerance: float) -> str:

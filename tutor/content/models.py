@@ -99,6 +99,15 @@ class Choice(ContentModel):
     """Shown after the learner picks it: why it is right or wrong."""
 
 
+class Mistake(ContentModel):
+    """A wrong number a learner is likely to give, and why it is tempting."""
+
+    value: float
+    """The wrong number (matched within the question's tolerance)."""
+    explain: str
+    """Shown when the learner gives it."""
+
+
 QuestionType = Literal["single", "multiple", "numeric", "text"]
 
 
@@ -119,6 +128,8 @@ class Question(ContentModel):
     """numeric questions: how far from answer still counts (0 = exact)."""
     unit: str = ""
     """numeric questions: the unit shown after the input."""
+    mistakes: list[Mistake] = []
+    """numeric questions: tempting wrong numbers, each explained (others get explain)."""
     rubric: list[str] = Field(default=[], validate_default=True)
     """text questions: ids of claims in the lesson's summary rubric."""
     explain: str = ""
@@ -186,6 +197,15 @@ class Question(ContentModel):
                 field=info.field_name,
             )
         return value
+
+    @field_validator("mistakes")
+    @classmethod
+    def _mistakes_are_numeric(cls, mistakes: list[Mistake], info: ValidationInfo) -> list[Mistake]:
+        if info.data.get("type") not in (None, "numeric") and mistakes:
+            raise Invalid(
+                "only numeric questions take 'mistakes'", "numeric_only", field="mistakes"
+            )
+        return mistakes
 
     @field_validator("rubric")
     @classmethod

@@ -43,6 +43,14 @@ class NeighbourResult:
     neighbours: list[Neighbour]
     tie_count: int
 
+    @property
+    def ties_left_out(self) -> int:
+        """Tokens with the last shown score that the list had no room for."""
+        if not self.neighbours:
+            return 0
+        last = self.neighbours[-1].rank
+        return self.tie_count - sum(1 for n in self.neighbours if n.rank == last)
+
 
 def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     """(n, n) cosine similarities, in float64 and clipped to [-1, 1].

@@ -17,6 +17,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 
 from tutor.cachefile import default_cache_dir
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from textual.driver import Driver
+    from textual.widget import Widget
 
     from tutor.content.models import Lesson, Page
     from tutor.tui.driver import InputEnded, InputHeld, PasteCut
@@ -76,6 +78,7 @@ KEPT_PAGES = 2  # the page shown and the one before it: n then p (or p then n) i
 TYPED_PAGES = 8
 LONGEST_TYPED = 100_000
 TYPED_CHARS = 200_000
+MAX_NOTICES = 3  # shown at once, each a few lines: at 80×24 they stay below the header
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 # Python's own full collections are put off this many times longer while the app runs: the
 # app collects after each page turn that leaves a page behind. A page build makes 4-11
@@ -138,6 +141,7 @@ class TutorApp(App[None]):
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
         self._opening: tuple[str, int] | None = None  # the page open_page went to last
+        self._focused_before_small: Widget | None = None  # focus to give back, see _fit
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
         # what was typed on pages taken down, by (lesson id, page number), oldest first
         self._typed: dict[tuple[str, int], dict[str, str]] = {}
@@ -215,10 +219,21 @@ class TutorApp(App[None]):
         the pages come back as the window grows."""
         small = size.width < MIN_SIZE[0] or size.height < MIN_SIZE[1]
         if small != self.has_class("-too-small"):
+            running = self.is_running and bool(self.screen_stack)  # in on_load: no screen
+            if small and running:  # hidden, the focused widget loses the focus: kept here
+                self._focused_before_small = self.screen.focused
             self.set_class(small, "-too-small")
-            if self.is_running and self.screen_stack:  # in on_load no screen is there yet
+            if running:
                 for key_line in self.screen.query(KeyBar):
                     key_line.show_keys()
+            if not small and running:
+                self.call_after_refresh(self._refocus, self._focused_before_small)
+                self._focused_before_small = None
+
+    def _refocus(self, widget: Widget | None) -> None:
+        """The widget that had the focus has it again, if its page is still the one shown."""
+        if widget is not None and widget.is_attached and widget.screen is self.screen:
+            widget.focus(scroll_visible=False)
 
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits
@@ -260,6 +275,19 @@ class TutorApp(App[None]):
         cursor redraws twice a second, and fifty idle learners then cost a core's tenth."""
         if not self.animate and hasattr(event.widget, "cursor_blink"):
             event.widget.cursor_blink = False
+
+    def _on_notify(self, event: Notify) -> None:
+        """A notice shown once: a repeat replaces the one shown (its time starts again)
+        instead of stacking, and at most MAX_NOTICES are up, the newest, so they never
+        reach over the page header (Textual's own handler, which only adds, runs last)."""
+        new = event.notification
+        shown = list(self._notifications)
+        others = [n for n in shown if (n.title, n.message) != (new.title, new.message)]
+        kept = {n.identity for n in others[max(0, len(others) - (MAX_NOTICES - 1)) :]}
+        for notification in shown:
+            if notification.identity not in kept:
+                self._unnotify(notification, refresh=False)
+        super()._on_notify(event)
 
     @property
     def _broken(self) -> bool:

@@ -2,7 +2,8 @@
 
 What learners type is stored (on a served tutor, in a database the whole class shares),
 so every text has a limit. The count under the field shows it long before it is reached,
-and the field stops there (a paste is cut to fit) rather than failing when it is saved.
+and the field stops there (a paste is cut to fit, and a notice says how much was left
+out) rather than failing when it is saved.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult
 
 from tutor.progress.store import MAX_TEXT_CHARS
+from tutor.tui.context import tutor_context
 
 
 class CappedTextArea(TextArea):
@@ -34,6 +36,11 @@ class CappedTextArea(TextArea):
         replaced = len(self.get_text_range(edit.top, edit.bottom))
         room = max(self.max_length - len(self.text) + replaced, 0)
         if len(edit.text) > room:
+            left_out = len(edit.text) - room
+            said = tutor_context(self).t(
+                "text.cut", limit=f"{self.max_length:,}", count=f"{left_out:,}"
+            )
+            self.notify(said, severity="warning", timeout=10)
             edit = Edit(
                 edit.text[:room],
                 edit.from_location,

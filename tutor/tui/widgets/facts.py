@@ -42,6 +42,8 @@ class FactStrip(Widget, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "key.choice"),
         Binding("right", "move(1)", "key.choice"),
+        # before the page's own esc (back to the lesson list): what is open closes first
+        Binding("escape", "close", "key.close_fact"),
     ]
 
     DEFAULT_CSS = """
@@ -79,6 +81,11 @@ class FactStrip(Widget, can_focus=True):
 
     def action_move(self, step: int) -> None:
         self.selected = (self.selected + step) % len(self.keys)
+
+    def action_close(self) -> None:
+        """Fold the detail away: the focus goes back to the page that holds the strip."""
+        holder = next((node for node in self.ancestors if getattr(node, "can_focus", False)), None)
+        self.screen.set_focus(holder if isinstance(holder, Widget) else None)
 
     def watch_selected(self) -> None:
         if self.is_mounted:

@@ -140,6 +140,8 @@ class Heatmap(Asking, can_focus=True):
         return min(len(self.pieces) + 5, self.app.size.height - CHROME_ROWS)
 
     def on_mount(self) -> None:
+        # without colour, a shade is a grey level among five: numbers are read at once
+        self.set_reactive(Heatmap.numbers, self.app.no_color)
         self._restore(started_text(self, "view", self._view(), read=self._view))
         self.call_after_refresh(self._ask, self.stage)
 

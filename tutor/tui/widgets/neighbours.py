@@ -211,17 +211,15 @@ class NeighboursPanel(Asking, Vertical):
                         score=score_text("onehot", last.score),
                     )
                 )
-            elif result.tie_count > 1:
-                shown_tied = sum(1 for n in result.neighbours if n.rank == last.rank)
-                if result.tie_count > shown_tied:
-                    notes.append(
-                        f"{label}: "
-                        + ctx.t(
-                            "nb.ties",
-                            count=f"{result.tie_count:,}",
-                            score=score_text(answer.scheme, last.score),
-                        )
+            elif result.ties_left_out > 0:
+                notes.append(
+                    f"{label}: "
+                    + ctx.t(
+                        "nb.ties",
+                        count=f"{result.tie_count:,}",
+                        score=score_text(answer.scheme, last.score),
                     )
+                )
         return notes
 
     def plain_text(self) -> str:

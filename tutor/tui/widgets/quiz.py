@@ -27,12 +27,13 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
-from tutor.content.grade import read_number, shown_number
+from tutor.content.grade import number_as_stored, read_number, shown_number
 from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.quiz_choices import PICKED, Chosen, MultipleChoice, Option, SingleChoice
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ class QuizQuestion(Vertical):
     QuizQuestion RadioSet { width: 1fr; }
     QuizQuestion TextArea { height: 4; background: $boost; }
     QuizQuestion #submit { margin: 1 0 0 0; }
+    /* in the accent colour only with the focus: a lit button read as the one Enter presses */
+    QuizQuestion #submit:focus { background: $primary; color: $text; text-style: bold; }
     QuizQuestion #feedback { margin: 1 0 0 0; }
     """
 
@@ -97,19 +100,19 @@ class QuizQuestion(Vertical):
         q = self.question
         yield Static(Content.styled(f"{self.number}. {self._text(q.prompt)}", "bold"))
         if q.type == "single":
-            buttons = (RadioButton(self._text(c.text), compact=True) for c in q.choices)
-            yield RadioSet(*buttons, id="answer", compact=True)
+            buttons = (Option(self._text(c.text), compact=True) for c in q.choices)
+            yield SingleChoice(*buttons, id="answer", compact=True)
         elif q.type == "multiple":
             with Vertical(id="answer"):
                 for choice in q.choices:
-                    yield Checkbox(self._text(choice.text), compact=True)
+                    yield MultipleChoice(self._text(choice.text), compact=True)
         elif q.type == "numeric":
             unit = f"({q.unit})" if q.unit else ""
             prompt = ctx.t("quiz.numeric_prompt", unit=unit)
             yield Input(placeholder=prompt, max_length=MAX_TEXT_CHARS, id="answer")
         else:
             yield CappedTextArea(id="answer", soft_wrap=True, show_line_numbers=False, compact=True)
-        yield Button(ctx.t("quiz.submit"), id="submit", variant="primary", compact=True)
+        yield Button(ctx.t("quiz.submit"), id="submit", compact=True)
         yield Static(id="feedback")
         if q.type == "text" and self.rubric is not None:
             ticked = self.saved_answer.ticked
@@ -153,10 +156,13 @@ class QuizQuestion(Vertical):
         elif q.type == "numeric":
             self.query_one("#answer", Input).value = str(answer)
         elif q.type == "text":
-            self.query_one("#answer", TextArea).text = str(answer)
+            field = self.query_one("#answer", TextArea)
+            field.text = str(answer)
+            field.move_cursor(field.document.end)  # the learner goes on where it ends
 
     def current_answer(self) -> Any:
-        """The answer as recorded: choice index, list of indices, number text, or text."""
+        """The answer as typed or ticked: choice index, list of indices, number text, or
+        text (a number is recorded as the number read: `_judge`)."""
         q = self.question
         if q.type == "single":
             index = self.query_one("#answer", RadioSet).pressed_index
@@ -184,6 +190,12 @@ class QuizQuestion(Vertical):
     def submit(self) -> None:
         self._judge(self.current_answer(), record=True)
 
+    @on(Chosen)
+    def _chosen(self, message: Chosen) -> None:
+        message.stop()
+        answer = self.current_answer() if message.index is None else message.index
+        self._judge(answer, record=True)
+
     def _judge(self, answer: Any, *, record: bool) -> None:
         q = self.question
         if q.type == "single":
@@ -191,7 +203,9 @@ class QuizQuestion(Vertical):
         elif q.type == "multiple":
             correct, lines = self._judge_multiple(answer)
         elif q.type == "numeric":
-            correct, lines = self._judge_numeric(answer)
+            value = read_number(str(answer))
+            correct, lines = self._judge_numeric(str(answer).strip(), value)
+            answer = answer if value is None else number_as_stored(value)
         else:
             self._judge_text(answer, record=record)
             return
@@ -279,11 +293,11 @@ class QuizQuestion(Vertical):
     def _option(self, choice: Choice) -> str:
         return f"{self._text(choice.text)} — {self._text(choice.explain)}"
 
-    def _judge_numeric(self, answer: Any) -> tuple[bool | None, list[tuple[str, str]]]:
+    def _judge_numeric(
+        self, typed: str, value: float | None
+    ) -> tuple[bool | None, list[tuple[str, str]]]:
         ctx = tutor_context(self)
         q = self.question
-        typed = str(answer).strip()
-        value = read_number(typed)
         if value is None:
             quoted = typed if len(typed) <= QUOTED_INPUT else typed[:QUOTED_INPUT] + "…"
             return None, [(ctx.t("quiz.not_a_number", text=quoted), "bold $text-warning")]
@@ -295,7 +309,26 @@ class QuizQuestion(Vertical):
         if correct:
             expected = f"{shown_number(q.answer, q.tolerance)} {q.unit}".strip()
             lines.append((ctx.t("quiz.expected", answer=expected), ""))
+        elif why := self._why_wrong(typed, value):
+            lines.append((why, ""))
         return correct, lines
+
+    def _why_wrong(self, typed: str, value: float) -> str:
+        """The one sentence a wrong number gets: the author's for a tempting one, the
+        answer's square, the answer with too few decimals, else how the answer comes."""
+        ctx = tutor_context(self)
+        q = self.question
+        assert q.answer is not None and q.tolerance is not None
+        for mistake in q.mistakes:
+            if abs(value - mistake.value) <= q.tolerance:
+                return self._text(mistake.explain)
+        if abs(value - q.answer**2) <= q.tolerance * max(1.0, 2 * abs(q.answer)):
+            return ctx.t("quiz.numeric.squared", typed=typed)
+        asked = shown_number(q.answer, q.tolerance)
+        decimals = len(asked.partition(".")[2])
+        if any(value == round(q.answer, fewer) for fewer in range(decimals)):
+            return ctx.t("quiz.numeric.decimals", typed=typed, decimals=decimals, expected=asked)
+        return self._text(q.explain)
 
     def _judge_text(self, answer: Any, *, record: bool) -> None:
         ctx = tutor_context(self)
@@ -312,7 +345,14 @@ class QuizQuestion(Vertical):
     def plain_text(self) -> str:
         q = self.question
         lines = [f"{self.number}. {self._text(q.prompt)}"]
-        lines += [f"  {n}) {self._text(c.text)}" for n, c in enumerate(q.choices, 1)]
+        if q.choices:
+            picked, not_picked = PICKED[q.type]
+            answer = self.current_answer()
+            chosen = answer if isinstance(answer, list) else [answer]
+            lines += [
+                f"  {n}) {picked if n - 1 in chosen else not_picked} {self._text(c.text)}"
+                for n, c in enumerate(q.choices, 1)
+            ]
         lines += [text for text, _style in self.feedback]
         for feedback in self.query(RubricFeedback):
             lines.append(feedback.plain_text())
