@@ -180,10 +180,14 @@ class _Connection(asyncssh.SSHServer):
     def evict(self, reason: str, message: str) -> None:
         """Closed to make room for a new connection (the caps released it already)."""
         self._counted = False
-        self._server.throttled.info(
-            f"evicted-{reason}", "connection closed ip=%s reason=%s", self._ip, reason
-        )
-        self._end(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
+        self.close_for(reason, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+
+    def close_for(
+        self, reason: str, message: str, code: int = asyncssh.DISC_BY_APPLICATION
+    ) -> None:
+        """Closed by the server, logged by `reason`; `message` is the client's to read."""
+        self._server.throttled.info(reason, "connection closed ip=%s reason=%s", self._ip, reason)
+        self._end(code, message)
 
     def _end(self, code: int, message: str) -> None:
         for timer in (self._login_timer, self._session_timer):

