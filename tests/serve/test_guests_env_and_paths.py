@@ -13,6 +13,7 @@ import asyncssh
 import pytest
 
 from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tutor.serve.limits import kept_for_keys
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -59,3 +60,36 @@ def test_asyncssh_still_finds_env_requests_where_the_server_takes_them() -> None
     from asyncssh.channel import SSHServerChannel
 
     assert callable(SSHServerChannel._process_env_request)
+
+
+async def test_guests_cannot_take_the_slots_kept_for_keys(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    """Of 5 slots, 20% (1) is kept for keys: guests from two addresses fill the other 4,
+    the next guest is told so, and a learner with a key still gets in."""
+    async with serving(make_config(tmp_path, max_sessions=5)) as server:
+        first = await connect(server.port, None, source="127.0.0.10")
+        second = await connect(server.port, None, source="127.0.0.11")
+        guests = [await Terminal.open(server.port, None, conn=first) for _ in range(3)]
+        guests.append(await Terminal.open(server.port, None, conn=second))
+        for term in guests:
+            await term.wait_for(*HOME_WORDS)
+        refused = await Terminal.open(server.port, None, conn=second)
+        assert await refused.closed() == 1
+        await refused.wait_for(
+            "All 4 tutor sessions open to guests are taken (1 more is kept for learners "
+            "with an SSH key). Connect with your SSH key, or try again in a few minutes."
+        )
+        learner = await Terminal.open(server.port, keys["alice"], source="127.0.0.2")
+        await learner.wait_for(*HOME_WORDS)
+        assert len(server.children) == 5
+        for term in (*guests, learner):
+            term.press("q")
+            assert await term.closed() == 0
+        for conn in (first, second, learner.conn):
+            conn.close()
+
+
+def test_the_share_kept_for_keys_is_rounded_up() -> None:
+    assert [kept_for_keys(50, 20), kept_for_keys(5, 20), kept_for_keys(7, 1)] == [10, 1, 1]
+    assert [kept_for_keys(50, 0), kept_for_keys(50, 100)] == [0, 50]

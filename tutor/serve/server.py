@@ -27,6 +27,7 @@ from tutor.serve.limits import (
     Refusal,
     SessionCaps,
     fit_to_fd_limit,
+    kept_for_keys,
     needed_fds,
 )
 from tutor.serve.session import TutorSession, format_duration
@@ -55,6 +56,8 @@ class ServeConfig:
     max_sessions_per_key: int = 3
     max_sessions_per_connection: int = 3
     max_sessions_per_address: int = 10
+    # with --open: the share of --max-sessions (percent) guests may not take
+    keep_for_keys: float = 20.0
     max_connections: int = 200
     max_connections_per_address: int = 20
     # a logged-in connection must start a tutor session within this time
@@ -350,6 +353,8 @@ class TutorServer:
             config.max_sessions_per_key,
             config.max_sessions_per_connection,
             config.max_sessions_per_address,
+            max_guests=self.budget.max_sessions
+            - kept_for_keys(self.budget.max_sessions, config.keep_for_keys),
         )
         self.host_key = load_or_create_host_key(config.data_dir)
         self.fingerprint = fingerprint(self.host_key)
