@@ -7,17 +7,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, serving, wait_until
 from tutor.serve.limits import kept_for_keys
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 HOME_WORDS = ("embedding", "lesson")
+FIXTURES = Path(__file__).parents[1] / "content" / "fixtures" / "lessons"
 
 
 async def test_env_requests_are_capped_and_only_the_tutors_variables_kept(
@@ -93,3 +95,19 @@ async def test_guests_cannot_take_the_slots_kept_for_keys(
 def test_the_share_kept_for_keys_is_rounded_up() -> None:
     assert [kept_for_keys(50, 20), kept_for_keys(5, 20), kept_for_keys(7, 1)] == [10, 1, 1]
     assert [kept_for_keys(50, 0), kept_for_keys(50, 100)] == [0, 50]
+
+
+async def test_a_served_content_error_names_no_server_path(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    content = tmp_path / "course-on-server" / "lessons"
+    shutil.copytree(FIXTURES / "missing-field", content / "missing-field")
+    config = make_config(tmp_path / "data", app_args=(*APP_ARGS, "--content", str(content)))
+    async with serving(config) as server:
+        term = await Terminal.open(server.port, keys["alice"], size=(120, 30))
+        await term.wait_for("problem", "missing required field 'question'")
+        await term.wait_for("missing-field/lesson.md:2:1:")
+        assert "course-on-server" not in term.text and str(tmp_path) not in term.text
+        await term.wait_for("Press q to quit.")
+        term.press("q")
+        assert await term.closed() != 0  # broken content: the tutor exits non-zero
