@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import asyncssh
@@ -111,3 +113,36 @@ async def test_a_served_content_error_names_no_server_path(
         await term.wait_for("Press q to quit.")
         term.press("q")
         assert await term.closed() != 0  # broken content: the tutor exits non-zero
+
+
+async def test_a_guests_live_run_goes_with_the_guest_and_names_no_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    monkeypatch.setenv("TUTOR_LIVE_TRAINING", "1")
+    monkeypatch.setenv("TUTOR_LIVE_SLOTS", str(tmp_path / "slots"))
+    temporary = Path(tempfile.gettempdir())
+    runs_before = set(temporary.glob("tutor-run-*"))
+    content = Path(__file__).parent / "fixtures" / "training-only"
+    config = make_config(tmp_path / "data", app_args=(*APP_ARGS, "--content", str(content)))
+    async with serving(config) as server:
+        term = await Terminal.open(server.port, None, size=(100, 40))
+        await term.wait_for("Mini")
+        term.press("\r")  # the only lesson, at its only page
+        await term.wait_for("Train a table of your own")
+        term.press("\t")  # to the run
+        await term.wait_for("Train your own")
+        term.press("wwwsss")  # d = 8, 20 steps: the shortest run
+        await term.wait_for("Train your own: d = 8 · 20 steps")
+        (scratch,) = (server.config.data_dir / "guests").iterdir()
+        term.press("\r")
+        await wait_until(lambda: "Done" in term.text, lambda: term.text, timeout=300)
+        done = await term.settled()
+        assert "the pictures above are your run" in re.sub(r"\s+", " ", done)
+        assert str(tmp_path) not in done and "/tmp" not in done and "--model" not in done
+        (run,) = (scratch / "runs").glob("*/d8-20steps-*")
+        assert (run / "config.json").is_file()
+        term.press("q")
+        assert await term.closed() == 0
+        await wait_until(lambda: not scratch.exists(), "the guest's scratch folder to go")
+    assert set(temporary.glob("tutor-run-*")) == runs_before

@@ -253,12 +253,35 @@ def test_a_run_given_no_model_ends_in_one_line_and_says_why(tmp_path: Path) -> N
     )
 
 
-def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Path) -> None:
+def test_runs_are_kept_per_learner_beside_the_progress_file_a_guests_in_its_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tutor.progress.sqlite import SqliteStore
     from tutor.tui.context import TutorContext
 
-    assert TutorContext("zh", SqliteStore("learner", tmp_path)).runs_dir() == tmp_path / "runs"
-    assert TutorContext("zh", SqliteStore("learner", guest=True)).runs_dir() is None
+    key = "SHA256:19YN/ab+cd"
+    kept = TutorContext("zh", SqliteStore(key, tmp_path)).runs_dir()
+    assert kept == tmp_path / "runs" / "SHA256:19YN_ab+cd"
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path / "scratch"))
+    guest = TutorContext("zh", SqliteStore("guest", guest=True)).runs_dir()
+    assert guest == tmp_path / "scratch" / "runs" / "guest"
+
+
+def test_a_learner_folder_never_leaves_the_runs_folder() -> None:
+    for hostile in ("../../etc", "a/../../b", "", ".", "x" * 300, "名字", "a\x1b[2J"):
+        name = live.learner_folder(hostile)
+        assert "/" not in name and name not in ("", ".", "..") and len(name) <= 100
+    assert live.learner_folder("a/..") != live.learner_folder("a_..")
+
+
+def test_a_learners_runs_are_capped_oldest_removed_first(tmp_path: Path) -> None:
+    for n in range(live.MAX_KEPT_RUNS + 2):
+        live.make_room(tmp_path)
+        run = tmp_path / f"run-{n}"
+        run.mkdir()
+        os.utime(run, (1_000_000 + n, 1_000_000 + n))
+    kept = sorted(int(path.name.split("-")[1]) for path in tmp_path.iterdir())
+    assert kept == list(range(2, live.MAX_KEPT_RUNS + 2))
 
 
 async def test_the_plot_never_writes_minus_zero(make_app: Callable[..., TutorApp]) -> None:
