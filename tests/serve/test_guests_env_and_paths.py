@@ -17,6 +17,7 @@ import pytest
 
 from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, serving, wait_until
 from tutor.serve.limits import kept_for_keys
+from tutor.serve.server import TutorServer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -146,3 +147,38 @@ async def test_a_guests_live_run_goes_with_the_guest_and_names_no_path(
         assert await term.closed() == 0
         await wait_until(lambda: not scratch.exists(), "the guest's scratch folder to go")
     assert set(temporary.glob("tutor-run-*")) == runs_before
+
+
+async def test_channels_one_connection_may_hold_open_are_capped(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
+) -> None:
+    """Each open channel keeps a session's state in the server, shell or not, so a
+    connection holds no more open channels than it may have sessions, and one more (whose
+    session is refused with the reason)."""
+    from asyncssh.channel import SSHClientChannel
+
+    async with serving(make_config(tmp_path, max_sessions_per_connection=2)) as server:
+        conn = await connect(server.port, keys["alice"])
+
+        async def channel() -> SSHClientChannel[bytes]:
+            opened: SSHClientChannel[bytes] = SSHClientChannel(
+                conn, asyncio.get_running_loop(), "strict", None, "strict", 65536, 32768
+            )
+            await opened._open(b"session")
+            return opened
+
+        held = [await channel() for _ in range(3)]
+        with pytest.raises(asyncssh.ChannelOpenError) as refused:
+            await channel()
+        assert refused.value.reason == (
+            "This connection already has 3 session channels open (the limit is 3). Close one first."
+        )
+        held[0].close()
+        await wait_until(lambda: len(server_channels(server)) == 2, "the closed channel gone")
+        held.append(await channel())  # a closed channel makes room
+        conn.close()
+        await conn.wait_closed()
+
+
+def server_channels(server: TutorServer) -> list[object]:
+    return [chan for connection in server.connections for chan in connection.channels]

@@ -26,6 +26,7 @@ from tutor.serve.limits import (
     RateLimiter,
     Refusal,
     SessionCaps,
+    count,
     fit_to_fd_limit,
     kept_for_keys,
     needed_fds,
@@ -123,6 +124,8 @@ class _Connection(asyncssh.SSHServer):
         # final (signed) step with no other packet in between, so this is who logged in
         self._candidate: Identity | None = None
         self.identity: Identity | None = None
+        # its open session channels, shell or not: each holds a session's state here
+        self.channels: set[TutorSession] = set()
         # set when the rate limit refuses this connection; said at the first auth request,
         # once keys are exchanged, because a client still sending its own key exchange
         # never reads a disconnect sent earlier (OpenSSH reports a broken pipe)
@@ -293,8 +296,18 @@ class _Connection(asyncssh.SSHServer):
     def session_requested(self) -> TutorSession | bool:
         if self.identity is None or self._conn is None:
             return False
+        # one more than its sessions: a session past the cap still opens, to read why not
+        cap = self._server.config.max_sessions_per_connection + 1
+        if len(self.channels) >= cap:
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+                f"This connection already has {count(len(self.channels), 'session channel')}"
+                f" open (the limit is {cap}). Close one first.",
+            )
         client = str(self._conn.get_extra_info("client_version", "?"))
-        return TutorSession(self._server, self, self.identity, self._ip, client)
+        session = TutorSession(self._server, self, self.identity, self._ip, client)
+        self.channels.add(session)
+        return session
 
 
 # who makes way for a newcomer when the server is full, in this order, and what they read

@@ -237,6 +237,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._channel_open = False
+        self._connection.channels.discard(self)
         self.close("disconnect")
 
     # -- the child -----------------------------------------------------------------------
