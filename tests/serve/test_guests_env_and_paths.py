@@ -19,12 +19,13 @@ from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, servi
 from tutor.serve.limits import kept_for_keys
 from tutor.serve.server import TutorServer
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+served = pytest.mark.asyncio(loop_scope="module")
 
 HOME_WORDS = ("embedding", "lesson")
 FIXTURES = Path(__file__).parents[1] / "content" / "fixtures" / "lessons"
 
 
+@served
 async def test_env_requests_are_capped_and_only_the_tutors_variables_kept(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -67,6 +68,7 @@ def test_asyncssh_still_finds_env_requests_where_the_server_takes_them() -> None
     assert callable(SSHServerChannel._process_env_request)
 
 
+@served
 async def test_guests_cannot_take_the_slots_kept_for_keys(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
 ) -> None:
@@ -100,6 +102,7 @@ def test_the_share_kept_for_keys_is_rounded_up() -> None:
     assert [kept_for_keys(50, 0), kept_for_keys(50, 100)] == [0, 50]
 
 
+@served
 async def test_a_served_content_error_names_no_server_path(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
 ) -> None:
@@ -116,6 +119,7 @@ async def test_a_served_content_error_names_no_server_path(
         assert await term.closed() != 0  # broken content: the tutor exits non-zero
 
 
+@served
 async def test_a_guests_live_run_goes_with_the_guest_and_names_no_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,6 +153,7 @@ async def test_a_guests_live_run_goes_with_the_guest_and_names_no_path(
     assert set(temporary.glob("tutor-run-*")) == runs_before
 
 
+@served
 async def test_channels_one_connection_may_hold_open_are_capped(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]
 ) -> None:
