@@ -316,3 +316,25 @@ def test_a_run_killed_from_outside_is_said_in_the_learners_language(tmp_path: Pa
     said = why_failed(Speaker("zh"), failed)
     assert "-9" in said and "training process" not in said
     assert "-9" in why_failed(Speaker("en"), failed)
+
+
+async def test_a_served_run_that_fails_names_no_server_path(
+    make_app: Callable[..., TutorApp], data_dir: Path, monkeypatch
+) -> None:
+    """A run whose folder cannot be made fails with an OSError that names it; a served
+    learner reads that it failed on the server, not the server's path."""
+    pytest.importorskip("torch")
+    monkeypatch.setenv(live.REMOTE_ENV, "1")
+    monkeypatch.setenv(live.ENABLED_ENV, "1")
+    monkeypatch.setenv(live.SLOTS_ENV, str(data_dir / "slots"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "runs").write_text("a file where the runs folder goes")
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"), remote=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        await pilot.press("enter")
+        await _until(pilot, lambda: widget.live is None)
+        await settle(pilot)
+        assert "没能完成" in widget.live_note, widget.live_note
+        assert str(data_dir) not in widget.live_note and "/" not in widget.live_note
+        assert "告诉老师" in widget.live_note

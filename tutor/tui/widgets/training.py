@@ -410,7 +410,15 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             self._note(note + ("\n" + event.warning if event.warning else ""))
         elif isinstance(event, Failed):
             self.live = None
-            self._note(ctx.t("train.live.failed", error=why_failed(ctx, event)))
+            self._note(ctx.t("train.live.failed", error=self._why_failed(event)))
+
+    def _why_failed(self, event: Failed) -> str:
+        """Why the run stopped; a served learner is told in our own words or not at all,
+        since the run's words (an OSError, a model's error) name the server's folders."""
+        ctx = tutor_context(self)
+        if ctx.remote and sentence_key(Coded("", event.code), "train.why") is None:
+            return ctx.t("train.live.failed_remote")
+        return why_failed(ctx, event)
 
     def _add_checkpoint(self, event: Reached) -> None:
         assert self.live_recording is not None and self.live is not None
