@@ -14,6 +14,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from asyncssh.packet import String
 
 from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, serving, wait_until
 from tutor.serve.limits import kept_for_keys
@@ -59,6 +60,13 @@ async def test_env_requests_are_capped_and_only_the_tutors_variables_kept(
         assert dict(session.client_env) == {"COLORTERM": "truecolor"}
         term.press("q")
         assert await term.closed() == 0
+        # the same flood once the tutor runs: the connection goes, and the tutor with it
+        late = await Terminal.open(server.port, keys["carol"])
+        await late.wait_for(*HOME_WORDS)
+        for n in range(100):
+            late.process.channel._send_request(b"env", String(f"V{n}"), String("y"))
+        await asyncio.wait_for(late.conn.wait_closed(), 10)
+        await wait_until(lambda: not server.children, "the flooding learner's tutor to end")
 
 
 def test_asyncssh_still_finds_env_requests_where_the_server_takes_them() -> None:

@@ -107,6 +107,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         # the client's variables the tutor reads (child.passed_on); every other is dropped
         self.client_env: dict[str, str] = {}
         self._env_requests = self._env_bytes = 0
+        self._flooded = False
 
     # -- asyncssh callbacks --------------------------------------------------------------
 
@@ -120,8 +121,8 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._env_requests += 1
         self._env_bytes += len(name) + len(value)
         if self._env_requests > MAX_ENV_REQUESTS or self._env_bytes > MAX_ENV_BYTES:
-            if not self._ended:  # requests already on their way come here too
-                self._ended = True
+            if not self._flooded:  # requests already on their way come here too
+                self._flooded = True
                 self._connection.close_for(
                     "env-flood",
                     f"This session sent more than {MAX_ENV_REQUESTS} environment variables or "
