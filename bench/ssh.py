@@ -35,7 +35,10 @@ on one server, each closing its sessions before the next).
   after another and the time to their first screen (the lesson list) is measured, beside
   the same measure with no flood, on the same server;
 - stalling flood: the same, but each client sends its SSH version and then nothing (not
-  silent, never logged in).
+  silent, never logged in);
+- env flood: one keyed client opens a session and sends 10,000 `env` requests of 30 KB
+  each before asking for its shell; the server's RSS before, its peak, and 2 s after the
+  client has gone, and whether the server closed the connection.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import os
 import random
 import resource
@@ -91,6 +95,8 @@ CHUNK = 64 * 1024
 SILENT_CLIENTS = 1000
 FIRST_SCREENS = 10
 SERVER_FD_LIMIT = 1024
+ENV_REQUESTS = 10_000
+ENV_VALUE_BYTES = 30 * 1024
 
 
 # bare_session.py's sessions, from the least drawn: no app, then a bare Textual app
@@ -661,6 +667,51 @@ async def silent_flood(
     }
 
 
+async def env_flood(requests: int, value_bytes: int) -> dict[str, object]:
+    """Server memory while one session's client sends `requests` env requests of
+    `value_bytes` each (one value shared by every name, so the client itself stays small)."""
+    port = free_port()
+    value = "v" * value_bytes
+    # once the server has closed the connection, asyncio warns of every write still queued
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        server = serve(port, data_dir)
+        try:
+            await wait_listening(server)
+            before = proc_status(server.pid)["VmRSS"]
+            Path(f"/proc/{server.pid}/clear_refs").write_text("5")
+            conn = await connect(port, asyncssh.generate_private_key("ssh-ed25519"))
+            begin = time.perf_counter()
+            with contextlib.suppress(asyncssh.Error, OSError):
+                async with asyncio.timeout(SETUP_TIMEOUT_S):
+                    await conn.create_session(
+                        asyncssh.SSHClientSession,
+                        term_type="xterm-256color",
+                        env={f"FLOOD_{n}": value for n in range(requests)},
+                    )
+            closed_by_server = False
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(10):
+                    await conn.wait_closed()
+                    closed_by_server = True
+            elapsed = time.perf_counter() - begin
+            conn.abort()
+            await asyncio.sleep(2.0)
+            status = proc_status(server.pid)
+        finally:
+            await stopped(server)
+    return {
+        "requests_offered": requests,
+        "value_bytes": value_bytes,
+        "offered_mb": round(requests * value_bytes / MB, 1),
+        "seconds": round(elapsed, 1),
+        "connection_closed_by_server": closed_by_server,
+        "server_rss_before_mb": mb(before),
+        "server_rss_peak_mb": mb(status["VmHWM"]),
+        "server_rss_after_client_left_mb": mb(status["VmRSS"]),
+    }
+
+
 async def abuse(quick: bool) -> dict[str, object]:
     marks = setup_marks()
     total, seconds = (8 * MB, 5.0) if quick else (FLOOD_BYTES, FLOOD_SECONDS)
@@ -669,6 +720,7 @@ async def abuse(quick: bool) -> dict[str, object]:
         "input_flood": await input_flood(marks, total, seconds),
         "silent_flood": await silent_flood(marks, clients, learners),
         "stalling_flood": await silent_flood(marks, clients, learners, speaking=True),
+        "env_flood": await env_flood(*((500, 1024) if quick else (ENV_REQUESTS, ENV_VALUE_BYTES))),
     }
 
 

@@ -330,6 +330,13 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         help=say("cli.opt.serve.per_address"),
     )
     serve.add_argument(
+        "--keep-for-keys",
+        type=float,
+        default=20.0,
+        metavar="PERCENT",
+        help=say("cli.opt.serve.keep_for_keys"),
+    )
+    serve.add_argument(
         "--max-connections",
         type=int,
         default=200,

@@ -140,6 +140,19 @@ def check_preview(r: dict) -> None:
     assert positive(r["load_lessons_once_ms"])
 
 
+def check_live_run(r: dict) -> None:
+    from tutor.core.live import torch_available
+
+    (run,) = r["runs"]
+    assert (run["d"], run["steps"]) == (8, 20)
+    if not torch_available():
+        assert run["exit"] != 0
+        return
+    assert run["exit"] == 0
+    assert run["peak_rss_mb"] > 100  # torch alone is ~220 MB
+    assert 0 < run["run_folder_mb"] < 10
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -150,6 +163,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "report": check_report,
     "grade": check_grade,
     "preview": check_preview,
+    "live_run": check_live_run,
 }
 
 

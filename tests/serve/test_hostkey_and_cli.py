@@ -50,6 +50,7 @@ def test_a_host_key_others_can_read_is_refused(tmp_path: Path) -> None:
         (["serve", "--open", "--max-sessions", "0"], "--max-sessions must be at least 1"),
         (["serve", "--open", "--idle-timeout", "0"], "--idle-timeout must be more than 0"),
         (["serve", "--open", "--max-connections", "0"], "--max-connections must be at least 1"),
+        (["serve", "--open", "--keep-for-keys", "101"], "--keep-for-keys must be 0 to 100"),
     ],
 )
 def test_serve_refuses_unclear_options(

@@ -255,12 +255,35 @@ def test_a_run_given_no_model_ends_in_one_line_and_says_why(tmp_path: Path) -> N
     )
 
 
-def test_runs_are_kept_beside_the_progress_file_and_not_for_a_guest(tmp_path: Path) -> None:
+def test_runs_are_kept_per_learner_beside_the_progress_file_a_guests_in_its_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tutor.progress.sqlite import SqliteStore
     from tutor.tui.context import TutorContext
 
-    assert TutorContext("zh", SqliteStore("learner", tmp_path)).runs_dir() == tmp_path / "runs"
-    assert TutorContext("zh", SqliteStore("learner", guest=True)).runs_dir() is None
+    key = "SHA256:19YN/ab+cd"
+    kept = TutorContext("zh", SqliteStore(key, tmp_path)).runs_dir()
+    assert kept == tmp_path / "runs" / "SHA256:19YN_ab+cd"
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path / "scratch"))
+    guest = TutorContext("zh", SqliteStore("guest", guest=True)).runs_dir()
+    assert guest == tmp_path / "scratch" / "runs" / "guest"
+
+
+def test_a_learner_folder_never_leaves_the_runs_folder() -> None:
+    for hostile in ("../../etc", "a/../../b", "", ".", "x" * 300, "名字", "a\x1b[2J"):
+        name = live.learner_folder(hostile)
+        assert "/" not in name and name not in ("", ".", "..") and len(name) <= 100
+    assert live.learner_folder("a/..") != live.learner_folder("a_..")
+
+
+def test_a_learners_runs_are_capped_oldest_removed_first(tmp_path: Path) -> None:
+    for n in range(live.MAX_KEPT_RUNS + 2):
+        live.make_room(tmp_path)
+        run = tmp_path / f"run-{n}"
+        run.mkdir()
+        os.utime(run, (1_000_000 + n, 1_000_000 + n))
+    kept = sorted(int(path.name.split("-")[1]) for path in tmp_path.iterdir())
+    assert kept == list(range(2, live.MAX_KEPT_RUNS + 2))
 
 
 async def test_the_plot_never_writes_minus_zero(make_app: Callable[..., TutorApp]) -> None:
@@ -295,3 +318,25 @@ def test_a_run_killed_from_outside_is_said_in_the_learners_language(tmp_path: Pa
     said = why_failed(Speaker("zh"), failed)
     assert "-9" in said and "training process" not in said
     assert "-9" in why_failed(Speaker("en"), failed)
+
+
+async def test_a_served_run_that_fails_names_no_server_path(
+    make_app: Callable[..., TutorApp], data_dir: Path, monkeypatch
+) -> None:
+    """A run whose folder cannot be made fails with an OSError that names it; a served
+    learner reads that it failed on the server, not the server's path."""
+    pytest.importorskip("torch")
+    monkeypatch.setenv(live.REMOTE_ENV, "1")
+    monkeypatch.setenv(live.ENABLED_ENV, "1")
+    monkeypatch.setenv(live.SLOTS_ENV, str(data_dir / "slots"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "runs").write_text("a file where the runs folder goes")
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"), remote=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = await _focused_run(pilot)
+        await pilot.press("enter")
+        await _until(pilot, lambda: widget.live is None)
+        await settle(pilot)
+        assert "没能完成" in widget.live_note, widget.live_note
+        assert str(data_dir) not in widget.live_note and "/" not in widget.live_note
+        assert "告诉老师" in widget.live_note

@@ -141,6 +141,9 @@ def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
         if getattr(args, name) <= 0:
             print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
             return 2
+    if not 0 <= args.keep_for_keys <= 100:
+        print("tutor serve: --keep-for-keys must be 0 to 100 (percent)", file=sys.stderr)
+        return 2
     data_dir = (args.data_dir or default_data_dir()).expanduser().resolve()
     if args.live_training < 0:
         print("tutor serve: --live-training must be 0 (off) or more", file=sys.stderr)
@@ -165,6 +168,7 @@ def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
         max_sessions_per_key=args.max_sessions_per_key,
         max_sessions_per_connection=args.max_sessions_per_connection,
         max_sessions_per_address=args.max_sessions_per_address,
+        keep_for_keys=args.keep_for_keys,
         max_connections=args.max_connections,
         max_connections_per_address=args.max_connections_per_address,
         session_open_timeout=args.session_open_timeout,

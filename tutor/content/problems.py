@@ -13,7 +13,7 @@ widget block the problem is in).
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,6 +69,13 @@ class Problem:
 
     def __str__(self) -> str:
         return visible(f"{self.path}:{self.line}:{self.col}: {self.message}")
+
+    def seen_from(self, root: Path) -> Problem:
+        """The same problem with its path relative to `root` (the content folder), or only
+        the file's name outside it: how a served learner, who has no access to the server's
+        folders, is shown it."""
+        path = self.path.relative_to(root) if self.path.is_relative_to(root) else self.path.name
+        return replace(self, path=Path(path))
 
 
 class Invalid(Coded, ValueError):

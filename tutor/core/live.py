@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import importlib.util
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +38,10 @@ CORPUS_ENV = "TUTOR_TRAIN_CORPUS"  # a UTF-8 text to train on instead of the pro
 ENABLED_ENV = "TUTOR_LIVE_TRAINING"  # served sessions: how many runs the server allows
 SLOTS_ENV = "TUTOR_LIVE_SLOTS"  # served sessions: the folder whose lock files count runs
 REMOTE_ENV = "TUTOR_REMOTE"
+# finished runs kept per learner (about 1.4 MB each); the oldest goes when a new one starts
+MAX_KEPT_RUNS = 10
+# a learner id a folder can be named after as it is (a key fingerprint, `/` aside)
+_PLAIN_LEARNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9.:+=/-]{0,99}")
 
 
 class _Message(BaseModel):
@@ -180,6 +187,28 @@ class Slot:
         if self._file is not None:
             self._file.close()  # closing drops the lock
             self._file = None
+
+
+def learner_folder(learner_id: str) -> str:
+    """A folder name for one learner's runs: the id itself where it is plain (a key's
+    fingerprint, whose `/` becomes `_`, which base64 never holds), else a digest of it."""
+    if _PLAIN_LEARNER.fullmatch(learner_id):
+        return learner_id.replace("/", "_")
+    return "learner-" + hashlib.sha256(learner_id.encode()).hexdigest()[:24]
+
+
+def make_room(folder: Path, keep: int = MAX_KEPT_RUNS) -> None:
+    """Before a new run goes into `folder`: remove the oldest runs so that `keep - 1` stay,
+    so a learner's runs never pile up past `keep`."""
+    if not folder.is_dir():
+        return
+    runs = sorted((path for path in folder.iterdir() if path.is_dir()), key=_started)
+    for old in runs[: max(len(runs) - (keep - 1), 0)]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _started(run: Path) -> float:
+    return run.stat().st_mtime
 
 
 class LiveRun:

@@ -89,10 +89,7 @@ def child_environment(
         "TUTOR_REMOTE": "1",
         CRASH_FD_VARIABLE: str(CRASH_FD),
     }
-    for name, allowed in _CLIENT_COLOUR_VARS.items():
-        value = client_env.get(name)
-        if isinstance(value, str) and allowed.fullmatch(value):
-            env[name] = value
+    env.update((name, value) for name, value in client_env.items() if passed_on(name, value))
     if "COLORTERM" not in env and term.endswith("-direct"):
         env["COLORTERM"] = "truecolor"
     if identity.guest:
@@ -102,6 +99,12 @@ def child_environment(
     # the admin's `--live-training N` and its run counter (tutor/core/live.py)
     env.update({k: v for k, v in os.environ.items() if k.startswith("TUTOR_LIVE_")})
     return env
+
+
+def passed_on(name: str, value: object) -> bool:
+    """Whether a variable the client sent reaches the tutor (the only ones a session keeps)."""
+    allowed = _CLIENT_COLOUR_VARS.get(name)
+    return allowed is not None and isinstance(value, str) and allowed.fullmatch(value) is not None
 
 
 def base_environment() -> dict[str, str]:

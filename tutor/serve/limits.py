@@ -3,6 +3,7 @@ session caps, and the file descriptors they need."""
 
 from __future__ import annotations
 
+import math
 import resource
 import time
 from collections import Counter
@@ -127,9 +128,16 @@ class ConnectionCaps:
                 del self._per_address[ip]
 
 
+def kept_for_keys(max_total: int, percent: float) -> int:
+    """Slots guests may not take: `percent` of the total, rounded up, so a share above 0
+    keeps at least one."""
+    return min(max_total, math.ceil(max_total * percent / 100))
+
+
 class SessionCaps:
     """Concurrent sessions: in total, per learner key, per connection and per client
-    address. Guests count towards every cap except the per-key one."""
+    address, and guests' sessions together. Guests count towards every cap except the
+    per-key one; the slots beyond `max_guests` are kept for learners with a key."""
 
     def __init__(
         self,
@@ -137,12 +145,15 @@ class SessionCaps:
         max_per_identity: int,
         max_per_connection: int = 3,
         max_per_address: int = 10,
+        max_guests: int | None = None,
     ) -> None:
         self.max_total = max_total
         self.max_per_identity = max_per_identity
         self.max_per_connection = max_per_connection
         self.max_per_address = max_per_address
+        self.max_guests = max_total if max_guests is None else max_guests
         self.total = 0
+        self.guests = 0
         self._per_identity: Counter[str] = Counter()
         self._per_connection: Counter[Hashable] = Counter()
         self._per_address: Counter[str] = Counter()
@@ -170,10 +181,20 @@ class SessionCaps:
                 f"{count(self._per_address[ip], 'tutor session')} already open from {ip} "
                 f"(the limit is {self.max_per_address}). Close one, then connect again.",
             )
+        if identity.guest and self.guests >= self.max_guests:
+            kept = self.max_total - self.max_guests
+            return Refusal(
+                "guests-full",
+                f"All {count(self.max_guests, 'tutor session')} open to guests are taken "
+                f"({kept} more {'is' if kept == 1 else 'are'} kept for learners with an SSH "
+                "key). Connect with your SSH key, or try again in a few minutes.",
+            )
         held = 0 if identity.guest else self._per_identity[identity.learner_id]
         if held >= self.max_per_identity:
             return self.key_limit(held)
         self.total += 1
+        if identity.guest:
+            self.guests += 1
         self._per_connection[connection] += 1
         self._per_address[ip] += 1
         if not identity.guest:
@@ -189,6 +210,8 @@ class SessionCaps:
 
     def release(self, identity: Identity, connection: Hashable = None, ip: str = "?") -> None:
         self.total -= 1
+        if identity.guest:
+            self.guests -= 1
         _decrement(self._per_connection, connection)
         _decrement(self._per_address, ip)
         if not identity.guest:

@@ -26,7 +26,9 @@ from tutor.serve.limits import (
     RateLimiter,
     Refusal,
     SessionCaps,
+    count,
     fit_to_fd_limit,
+    kept_for_keys,
     needed_fds,
 )
 from tutor.serve.session import TutorSession, format_duration
@@ -55,6 +57,8 @@ class ServeConfig:
     max_sessions_per_key: int = 3
     max_sessions_per_connection: int = 3
     max_sessions_per_address: int = 10
+    # with --open: the share of --max-sessions (percent) guests may not take
+    keep_for_keys: float = 20.0
     max_connections: int = 200
     max_connections_per_address: int = 20
     # a logged-in connection must start a tutor session within this time
@@ -120,6 +124,8 @@ class _Connection(asyncssh.SSHServer):
         # final (signed) step with no other packet in between, so this is who logged in
         self._candidate: Identity | None = None
         self.identity: Identity | None = None
+        # its open session channels, shell or not: each holds a session's state here
+        self.channels: set[TutorSession] = set()
         # set when the rate limit refuses this connection; said at the first auth request,
         # once keys are exchanged, because a client still sending its own key exchange
         # never reads a disconnect sent earlier (OpenSSH reports a broken pipe)
@@ -180,10 +186,14 @@ class _Connection(asyncssh.SSHServer):
     def evict(self, reason: str, message: str) -> None:
         """Closed to make room for a new connection (the caps released it already)."""
         self._counted = False
-        self._server.throttled.info(
-            f"evicted-{reason}", "connection closed ip=%s reason=%s", self._ip, reason
-        )
-        self._end(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
+        self.close_for(reason, message, asyncssh.DISC_TOO_MANY_CONNECTIONS)
+
+    def close_for(
+        self, reason: str, message: str, code: int = asyncssh.DISC_BY_APPLICATION
+    ) -> None:
+        """Closed by the server, logged by `reason`; `message` is the client's to read."""
+        self._server.throttled.info(reason, "connection closed ip=%s reason=%s", self._ip, reason)
+        self._end(code, message)
 
     def _end(self, code: int, message: str) -> None:
         for timer in (self._login_timer, self._session_timer):
@@ -286,8 +296,18 @@ class _Connection(asyncssh.SSHServer):
     def session_requested(self) -> TutorSession | bool:
         if self.identity is None or self._conn is None:
             return False
+        # one more than its sessions: a session past the cap still opens, to read why not
+        cap = self._server.config.max_sessions_per_connection + 1
+        if len(self.channels) >= cap:
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+                f"This connection already has {count(len(self.channels), 'session channel')}"
+                f" open (the limit is {cap}). Close one first.",
+            )
         client = str(self._conn.get_extra_info("client_version", "?"))
-        return TutorSession(self._server, self, self.identity, self._ip, client)
+        session = TutorSession(self._server, self, self.identity, self._ip, client)
+        self.channels.add(session)
+        return session
 
 
 # who makes way for a newcomer when the server is full, in this order, and what they read
@@ -346,6 +366,8 @@ class TutorServer:
             config.max_sessions_per_key,
             config.max_sessions_per_connection,
             config.max_sessions_per_address,
+            max_guests=self.budget.max_sessions
+            - kept_for_keys(self.budget.max_sessions, config.keep_for_keys),
         )
         self.host_key = load_or_create_host_key(config.data_dir)
         self.fingerprint = fingerprint(self.host_key)

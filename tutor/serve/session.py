@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from tutor.crash import EXIT_CRASH
-from tutor.serve.child import ChildTerminal, child_argv, child_environment
+from tutor.serve.child import ChildTerminal, child_argv, child_environment, passed_on
+from tutor.serve.compat import handle_env_requests
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
@@ -37,6 +38,10 @@ RESET_SEQUENCE = (
 )
 
 _MAX_COLS, _MAX_ROWS = 1000, 500
+# `env` requests one session channel may send (a terminal sends a handful: LANG, LC_*);
+# past either, the connection is closed
+MAX_ENV_REQUESTS = 64
+MAX_ENV_BYTES = 64 * 1024
 
 
 def fit_size(cols: int, rows: int) -> tuple[int, int]:
@@ -99,12 +104,38 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._timers: list[asyncio.TimerHandle] = []
         self._ended = False
         self.claim: Claim | None = None  # this session in the progress database's log
+        # the client's variables the tutor reads (child.passed_on); every other is dropped
+        self.client_env: dict[str, str] = {}
+        self._env_requests = self._env_bytes = 0
+        self._flooded = False
 
     # -- asyncssh callbacks --------------------------------------------------------------
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
         self._channel_open = True
+        handle_env_requests(chan, self._env_requested)
+
+    def _env_requested(self, name: bytes, value: bytes) -> bool:
+        """Keep a variable only if the tutor reads it; close a connection that floods."""
+        self._env_requests += 1
+        self._env_bytes += len(name) + len(value)
+        if self._env_requests > MAX_ENV_REQUESTS or self._env_bytes > MAX_ENV_BYTES:
+            if not self._flooded:  # requests already on their way come here too
+                self._flooded = True
+                self._connection.close_for(
+                    "env-flood",
+                    f"This session sent more than {MAX_ENV_REQUESTS} environment variables or "
+                    f"{MAX_ENV_BYTES // 1024} KB of them, more than a terminal needs; connect "
+                    "again with fewer (SendEnv or SetEnv in your ssh configuration).",
+                )
+            return False
+        text_name = name.decode("utf-8", "replace")
+        text_value = value.decode("utf-8", "replace")
+        if not passed_on(text_name, text_value):
+            return False
+        self.client_env[text_name] = text_value
+        return True
 
     def pty_requested(
         self, term_type: str, term_size: tuple[int, int, int, int], term_modes: object
@@ -207,6 +238,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._channel_open = False
+        self._connection.channels.discard(self)
         self.close("disconnect")
 
     # -- the child -----------------------------------------------------------------------
@@ -222,7 +254,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             data_dir = self._guest_dir
         argv = child_argv(config.app_args, self.identity.learner_id)
         env = child_environment(
-            self._term, self._chan.get_environment(), data_dir, self.identity, config.database
+            self._term, self.client_env, data_dir, self.identity, config.database
         )
         try:
             self._child = ChildTerminal(

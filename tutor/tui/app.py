@@ -300,6 +300,10 @@ class TutorApp(App[None]):
 
     def _problem_screen(self, problems: list[Problem]) -> Screen:
         title = t("error.title", self.lang, count=len(problems))
+        if self.remote:  # a served learner is not shown server paths
+            root = Path(self.content_root).resolve()
+            seen = [problem.seen_from(root) for problem in problems]
+            return self._error_screen(list(seen), title, t("error.hint_remote", self.lang))
         hint = t("error.hint", self.lang, path=self.content_root)
         return self._error_screen(list(problems), title, hint)
 

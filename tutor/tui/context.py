@@ -79,14 +79,15 @@ class TutorContext:
         state = lesson_state(self.index, self.store, lesson)
         return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
 
-    def runs_dir(self) -> Path | None:
-        """Where the learner's training runs are kept: beside their progress file (in the
-        data dir for a database); None for a guest, whose session keeps nothing."""
-        if self.store.guest:
-            return None
+    def runs_dir(self) -> Path:
+        """Where the learner's training runs are kept: their own folder beside their
+        progress file (in the data dir for a database or a guest, whose data dir a served
+        session removes when it ends)."""
+        from tutor.core.live import learner_folder
+
         progress_file = getattr(self.store, "path", None)  # SQLite's; a database has none
         folder = progress_file.parent if progress_file is not None else default_data_dir()
-        return folder / "runs"
+        return folder / "runs" / learner_folder(self.store.learner)
 
     def lesson_titles(self) -> dict[str, str]:
         return {lesson.id: lesson.title for lesson in self.index.lessons}

@@ -370,16 +370,15 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         self._note(ctx.t("train.live.starting", d=d, steps=steps))
 
     def _out_dir(self, d: int, steps: int) -> Path:
-        """The learner's runs folder beside their progress file (a temporary one for a
-        guest, whose session keeps nothing)."""
-        import tempfile
+        """A new run's folder in the learner's runs folder, the oldest runs past the
+        number kept removed first."""
         import time
 
-        name = f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
+        from tutor.core.live import make_room
+
         folder = tutor_context(self).runs_dir()
-        if folder is None:
-            return Path(tempfile.mkdtemp(prefix="tutor-run-")) / name
-        return folder / name
+        make_room(folder)
+        return folder / f"d{d}-{steps}steps-{time.strftime('%Y%m%d-%H%M%S')}"
 
     def _relay(self, event: object) -> None:
         """Called on the run's reader thread: hand the line to the UI thread."""
@@ -402,11 +401,24 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             self._add_checkpoint(event)
         elif isinstance(event, Finished):
             self.live = None
-            note = ctx.t("train.live.done", path=event.model_dir)
+            # a served learner cannot open a folder on the server: the run is on screen
+            note = (
+                ctx.t("train.live.done_remote")
+                if ctx.remote
+                else ctx.t("train.live.done", path=event.model_dir)
+            )
             self._note(note + ("\n" + event.warning if event.warning else ""))
         elif isinstance(event, Failed):
             self.live = None
-            self._note(ctx.t("train.live.failed", error=why_failed(ctx, event)))
+            self._note(ctx.t("train.live.failed", error=self._why_failed(event)))
+
+    def _why_failed(self, event: Failed) -> str:
+        """Why the run stopped; a served learner is told in our own words or not at all,
+        since the run's words (an OSError, a model's error) name the server's folders."""
+        ctx = tutor_context(self)
+        if ctx.remote and sentence_key(Coded("", event.code), "train.why") is None:
+            return ctx.t("train.live.failed_remote")
+        return why_failed(ctx, event)
 
     def _add_checkpoint(self, event: Reached) -> None:
         assert self.live_recording is not None and self.live is not None
