@@ -246,6 +246,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="N",
         help=say("cli.opt.neighbours.step"),
     )
+    nb.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     nb.add_argument("--json", action="store_true")
 
     sim = sub.add_parser("similarity", help=say("cli.cmd.similarity"))
@@ -257,6 +258,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="N",
         help=say("cli.opt.similarity.step"),
     )
+    sim.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     sim.add_argument("--json", action="store_true")
 
     ana = sub.add_parser("analogy", help=say("cli.cmd.analogy"))
@@ -265,6 +267,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     ana.add_argument("c", metavar="C")
     ana.add_argument("--k", type=int, default=5)
     ana.add_argument("--stage", choices=STAGES, default="after")
+    ana.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     ana.add_argument("--json", action="store_true")
 
     facts = sub.add_parser("facts", help=say("cli.cmd.facts"))

@@ -226,3 +226,55 @@ def byte_fallback_tokenizer_json() -> str:
         [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
     )
     return tok.to_str()
+
+
+PLACEHOLDERS = ("[unused0]", "[unused1]", "[unused2]")  # reserved rows, never trained
+
+
+def word_start_tokenizer_json(kind: str) -> str:
+    """A BPE whose words have a word-start piece and a mid-word piece ("▁cat" and "cat",
+    or GPT-2's "Ġcat" and "cat"): `kind` "metaspace" (SentencePiece, Llama 2) or "byte"
+    (GPT-2, Llama 3). Its specials are added tokens; [unusedN] are plain entries."""
+    mark = "▁" if kind == "metaspace" else "Ġ"
+    specials = ["<unk>", "<pad>", "[MASK]"] if kind == "metaspace" else ["<|endoftext|>", "<pad>"]
+    vocab = {piece: i for i, piece in enumerate([*specials, *PLACEHOLDERS])}
+    alphabet = [mark, *sorted(set("".join(WORDS)))]
+    if kind == "byte":
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+        alphabet.sort()
+    for piece in alphabet:
+        vocab.setdefault(piece, len(vocab))
+    merges: list[tuple[str, str]] = []
+    for word in sorted(WORDS, key=len, reverse=True):  # "woman" merges before "man"
+        for end in range(2, len(word) + 1):
+            pair = (word[: end - 1], word[end - 1])
+            if pair not in merges:
+                merges.append(pair)
+    merges += [(mark, word) for word in WORDS]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    if kind == "metaspace":
+        tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+        tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    else:
+        tok = Tokenizer(models.BPE(vocab, merges))
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens(specials)
+    return tok.to_str()
+
+
+def write_word_start_model(path: Path, kind: str, config: dict | None = None) -> Path:
+    """A Llama-named model directory around `word_start_tokenizer_json(kind)`."""
+    path.mkdir(parents=True, exist_ok=True)
+    text = word_start_tokenizer_json(kind)
+    (path / "tokenizer.json").write_text(text, encoding="utf-8")
+    vocab = Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
+    table = random_table(vocab, 8, seed=3)
+    write_safetensors(path / "model.safetensors", {"model.embed_tokens.weight": table})
+    (path / "config.json").write_text(
+        json.dumps(config or {"model_type": "llama", "hidden_size": 8, "vocab_size": vocab}),
+        encoding="utf-8",
+    )
+    return path

@@ -106,7 +106,7 @@ def _neighbours(args: argparse.Namespace) -> int:
     from tutor.core.similarity import nearest
 
     model = open_model(args.model)
-    result = nearest(model, args.token, args.scheme, k=args.k)
+    result = nearest(model, args.token, args.scheme, k=args.k, exact=args.piece)
     if args.json:
         _print_json(
             {
@@ -152,7 +152,7 @@ def _similarity(args: argparse.Namespace) -> int:
     from tutor.core.similarity import similarity
 
     model = open_model(args.model)
-    pieces, matrix = similarity(model, args.tokens, args.stage)
+    pieces, matrix = similarity(model, args.tokens, args.stage, exact=args.piece)
     if args.json:
         _print_json({"tokens": pieces, "matrix": matrix.tolist()})
         return 0
@@ -170,7 +170,7 @@ def _analogy(args: argparse.Namespace) -> int:
 
     model = open_model(args.model)
     a, b, c = args.a, args.b, args.c
-    found = analogy(model, a, b, c, stage=args.stage, k=args.k)
+    found = analogy(model, a, b, c, stage=args.stage, k=args.k, exact=args.piece)
     if args.json:
         _print_json(
             {

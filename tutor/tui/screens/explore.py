@@ -76,7 +76,9 @@ class NeighbourView:
 def neighbour_view(model: ProjectModel, piece: str) -> NeighbourView:
     from tutor.core.similarity import nearest
 
-    return NeighbourView(nearest(model, piece, "after", K), nearest(model, piece, "id", K))
+    return NeighbourView(
+        nearest(model, piece, "after", K, exact=True), nearest(model, piece, "id", K, exact=True)
+    )
 
 
 def analogy_view(model: ProjectModel, text: str) -> list[Neighbour] | None:
