@@ -104,7 +104,7 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         await settle(pilot)
         shapes = text_of(app, "#shapes")
         assert "V = 64 rows × d = 8" in shapes and "F32" in shapes
-        assert "output layer: none in these files (an encoder)" in shapes
+        assert "output layer: no output layer in this directory" in shapes
         assert "re-created from config (not the real initial table)" in shapes
         assert "not this model's real initial table" in text_of(app, "#heat-note")
         await type_into(pilot, "#text", "king man woman")
@@ -247,7 +247,7 @@ async def test_bytes_are_those_each_token_stands_for(
             for cells in ([c for c in row if c] for row in rows)
         ]
         assert shown == [
-            ("'▁the'", "74 68 65"),
+            ("'▁the'", "20 74 68 65"),
             ("'▁cat'", "20 63 61 74"),
             ("'▁'", "20"),
             ("'<0xE9>'", "E9"),

@@ -97,7 +97,7 @@ CONVENTIONS = [
         "bert-prefixed-no-config",
         "bert.embeddings.word_embeddings.weight",
         {"bert.embeddings.position_embeddings.weight": (512, "D")},
-        head="tied",
+        head="none",  # no head in the files, and no config to say it is tied
     ),
     Convention(
         "roberta-minilm",
@@ -278,3 +278,57 @@ def write_word_start_model(path: Path, kind: str, config: dict | None = None) ->
         encoding="utf-8",
     )
     return path
+
+
+@dataclass
+class StaticParts:
+    """What a static model directory holds, and the vectors it stands for, by token ID."""
+
+    path: Path
+    vectors: np.ndarray  # (V, d) float32: row mapping[id] x scale x weights[id]
+
+
+def write_static_model(
+    path: Path,
+    *,
+    rows: int = 12,
+    dim: int = 8,
+    scale: str = "row",  # "row", "table" or "none"
+    mapping: bool = True,
+    weights: bool = True,
+    dtype: str = "I8",
+) -> StaticParts:
+    """A model2vec-style directory: an int8 (or float) `embeddings` table with fewer rows
+    than the vocabulary has IDs, a `mapping` token ID -> row, per-token `weights`, and a
+    `scales` tensor, beside the word-start SentencePiece tokenizer."""
+    from safetensors.numpy import save_file
+
+    path.mkdir(parents=True, exist_ok=True)
+    text = word_start_tokenizer_json("metaspace")
+    (path / "tokenizer.json").write_text(text, encoding="utf-8")
+    vocab = Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
+    rng = np.random.default_rng(5)
+    rows = rows if mapping else vocab
+    stored = rng.integers(-127, 128, (rows, dim)).astype(np.int8)
+    tensors: dict[str, np.ndarray] = {"embeddings": stored}
+    dense = stored.astype(np.float32)
+    if dtype != "I8":
+        tensors["embeddings"] = dense.astype({"F32": np.float32, "F16": np.float16}[dtype])
+    if scale == "row":
+        tensors["scales"] = rng.uniform(0.001, 0.01, rows).astype(np.float32)
+        dense = dense * tensors["scales"][:, None]
+    elif scale == "table":
+        tensors["scales"] = np.array([0.004], np.float32)
+        dense = dense * np.float32(0.004)
+    row_of = np.arange(vocab) % rows
+    if mapping:
+        row_of = rng.integers(0, rows, vocab).astype(np.int64)
+        tensors["mapping"] = row_of
+    dense = dense[row_of]
+    if weights:
+        tensors["weights"] = rng.uniform(0.5, 2.0, vocab).astype(np.float32)
+        dense = dense * tensors["weights"][:, None]
+    save_file(tensors, str(path / "model.safetensors"))
+    config = {"model_type": "model2vec", "architectures": ["StaticModel"], "hidden_dim": dim}
+    (path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return StaticParts(path, dense.astype(np.float32))

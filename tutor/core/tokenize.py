@@ -376,13 +376,18 @@ class TokenizerScheme(Scheme):
         ]
 
     def token_bytes(self, token: Token, text: str) -> bytes:
-        """Exact for byte pieces: a byte-level token's own bytes, and a byte-fallback piece
-        <0xE9> is the one byte E9 (the three pieces of 龙 cover the same character)."""
+        """Each token's own bytes: a byte-level token's, a byte-fallback piece <0xE9> is the
+        one byte E9 (the three pieces of 龙 cover the same character), and a SentencePiece
+        piece is its spelling with "▁" as a space."""
         if self.byte_level:
             return piece_bytes(token.piece)
         fallback = _FALLBACK_BYTE.fullmatch(token.piece) if self.byte_fallback else None
         if fallback and token.id not in self._added:
             return bytes.fromhex(fallback[1])
+        if self.metaspace and token.id not in self._added and token.id != self._unk_id:
+            # its own spelling, "▁" being a space: a "▁" the normaliser put before 猫 does
+            # not stand for 猫's bytes
+            return token.piece.replace(METASPACE, " ").encode("utf-8")
         return super().token_bytes(token, text)
 
     def decode(self, ids: Sequence[int]) -> str:

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
-from tutor.tui.refusals import say_or_model_error
+from tutor.tui.refusals import disagreement, say_or_model_error
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar, typing_into
@@ -136,15 +136,18 @@ class ExploreScreen(Screen[None]):
     def help_title(self) -> str:
         return tutor_context(self).t("explore.title")
 
-    def compose(self) -> ComposeResult:
+    def _header(self, static: bool = False) -> Content:
+        """The title and the model's name; a static embedding model says it is one."""
         ctx = tutor_context(self)
         name = ctx.model_dir.name if ctx.model_dir else ctx.t("explore.shipped")
-        yield Static(
-            Content.assemble(
-                (ctx.t("explore.title"), "bold"), " · ", ctx.t("explore.model", name=name)
-            ),
-            id="page-header",
+        kind = [" · ", ctx.t("explore.static")] if static else []
+        return Content.assemble(
+            (ctx.t("explore.title"), "bold"), " · ", ctx.t("explore.model", name=name), *kind
         )
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        yield Static(self._header(), id="page-header")
         with Bench(id="explore-body"):
             yield Static(ctx.t("model.loading"), id="shapes")
             yield Static(Content.styled(ctx.t("explore.text"), "bold"), classes="caption")
@@ -213,11 +216,15 @@ class ExploreScreen(Screen[None]):
             params=f"{shape.table_parameters:,}",
             total=f"{shape.total_parameters:,}",
             share=f"{shape.share:.1%}",
-            head=ctx.t(f"explore.head.{shape.head}"),
+            head=ctx.t(f"explore.head.{shape.head}", rows=f"{shape.rows:,}"),
             size=f"{shape.weights_bytes / 2**20:,.1f} MB",
             before=ctx.t(f"explore.before.{shape.before}"),
         )
+        for differs in shape.disagreements:
+            text += "\n" + disagreement(ctx, differs.field, differs.config, differs.weights)
         self.query_one("#shapes", Static).update(Content(text))
+        if shape.head == "static":
+            self.query_one("#page-header", Static).update(self._header(static=True))
 
     # tokens ------------------------------------------------------------------
 
@@ -236,7 +243,8 @@ class ExploreScreen(Screen[None]):
         ]
         headers = ["#", "id", ctx.t("explore.col.piece"), ctx.t("explore.col.bytes")]
         shown = columns(headers, rows[:SHOWN_TOKENS])
-        lines = [ctx.t("explore.tokens", count=len(rows)), shown]
+        count = "explore.tokens_one" if len(rows) == 1 else "explore.tokens"
+        lines = [ctx.t(count, count=len(rows)), shown]
         if len(rows) > SHOWN_TOKENS:
             lines.append(ctx.t("explore.more", count=len(rows) - SHOWN_TOKENS))
         self.query_one("#tokens", Static).update(Content("\n".join(lines)))
