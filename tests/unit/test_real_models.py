@@ -332,3 +332,21 @@ def test_every_command_refuses_a_broken_directory_the_same_way(
             assert out == "" and err.count("\n") == 1
             said.add(err)
     assert len(said) == 2  # one line per language, whichever command
+
+
+def test_specials_and_placeholders_are_marked_in_id_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.cli import main
+
+    folder = write_word_start_model(tmp_path / "m", "metaspace")
+    vocab = vocab_of("metaspace")
+    by_id = nearest(ProjectModel(folder), "[unused1]", "id", k=6).neighbours
+    assert [n.id for n in by_id][:2] == [vocab["[unused1]"] - 1, vocab["[unused1]"] + 1]
+    assert [n.reserved for n in by_id] == [n.id in reserved(vocab) for n in by_id]
+    assert any(n.reserved for n in by_id) and not all(n.reserved for n in by_id)
+    argv = ["--lang", "en", "--model", str(folder), "neighbours", "[unused1]", "--scheme", "id"]
+    assert main(argv) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    marked = [row.endswith("(special)") for row in rows]
+    assert marked == [n.reserved for n in by_id[: len(rows)]]

@@ -161,7 +161,11 @@ def _neighbours(args: argparse.Namespace) -> int:
 
 
 def neighbour_table(speaker: Speaker, found: Sequence[Neighbour]) -> str:
-    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
+    mark = " " + speaker.t("explore.reserved")
+    rows = [
+        [str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece) + (mark if n.reserved else "")]
+        for n in found
+    ]
     return _table(columns(speaker, "rank", "id", "score", "token"), rows)
 
 

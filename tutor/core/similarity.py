@@ -24,12 +24,14 @@ class SimilarityError(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class Neighbour:
-    """One neighbour; tokens with equal scores share a rank (1, 1, 3, ...)."""
+    """One neighbour; tokens with equal scores share a rank (1, 1, 3, ...). `reserved`
+    marks a special token or placeholder (only ID and one-hot lists show them)."""
 
     piece: str
     id: int
     score: float
     rank: int
+    reserved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +94,9 @@ def _cosine_keys(table: EmbeddingTable, query: np.ndarray, k: int, valid: np.nda
 def _neighbours(
     model: ProjectModel, ids: np.ndarray, ranks: np.ndarray, scores: np.ndarray
 ) -> list[Neighbour]:
+    reserved = model.scheme.reserved_ids
     return [
-        Neighbour(model.scheme.id_to_piece(int(i)), int(i), float(s), int(r))
+        Neighbour(model.scheme.id_to_piece(int(i)), int(i), float(s), int(r), int(i) in reserved)
         for i, r, s in zip(ids, ranks, scores, strict=True)
     ]
 

@@ -144,8 +144,10 @@ class Scheme(ABC):
 
     def spelled_as_piece(self, text: str) -> bool:
         """Whether `text` is written in the vocabulary's own notation (a word-start mark,
-        byte pieces), so it can only mean that exact entry."""
-        return bool(_PIECE_NOTATION.search(text)) or text.startswith(" ")
+        byte pieces, a placeholder's or special token's name), so it can only mean that
+        exact entry."""
+        notation = _PIECE_NOTATION.search(text) or _RESERVED.fullmatch(text)
+        return bool(notation) or text.startswith(" ")
 
     def single_id(self, piece: str, exact: bool = False) -> int:
         """The id of the word a person typed if it is one token; otherwise say what it becomes.

@@ -49,6 +49,7 @@ class TokenView:
     tokens: list[Token]
     bytes_of: list[str]  # each token's bytes in hex
     distinct: list[str]  # distinct non-special pieces, in order of appearance
+    reserved: frozenset[int]  # the text's special tokens and placeholders, marked in the list
 
 
 def token_view(model: ProjectModel, text: str) -> TokenView:
@@ -58,7 +59,8 @@ def token_view(model: ProjectModel, text: str) -> TokenView:
     distinct = list(
         dict.fromkeys(t.piece for t in tokens if t.id not in scheme.special_ids and t.piece)
     )
-    return TokenView(tokens, [hex_bytes(data) for data in raw], distinct)
+    reserved = frozenset(t.id for t in tokens) & scheme.reserved_ids
+    return TokenView(tokens, [hex_bytes(data) for data in raw], distinct, reserved)
 
 
 def hex_bytes(data: bytes) -> str:
@@ -237,8 +239,9 @@ class ExploreScreen(Screen[None]):
 
     def _show_tokens(self, view: TokenView) -> None:
         ctx = tutor_context(self)
+        mark = " " + ctx.t("explore.reserved")
         rows = [
-            [str(n), str(t.id), repr(t.piece), data]
+            [str(n), str(t.id), repr(t.piece) + (mark if t.id in view.reserved else ""), data]
             for n, (t, data) in enumerate(zip(view.tokens, view.bytes_of, strict=True))
         ]
         headers = ["#", "id", ctx.t("explore.col.piece"), ctx.t("explore.col.bytes")]
@@ -270,7 +273,8 @@ class ExploreScreen(Screen[None]):
     def _show_neighbours(self, view: NeighbourView) -> None:
         ctx = tutor_context(self)
         cosine = [f"{n.piece!r} {n.id} {n.score:.3f}" for n in view.by_cosine.neighbours]
-        by_id = [f"{n.piece!r} {n.id}" for n in view.by_id.neighbours]
+        mark = " " + ctx.t("explore.reserved")
+        by_id = [f"{n.piece!r} {n.id}{mark if n.reserved else ''}" for n in view.by_id.neighbours]
         rows = [list(pair) for pair in zip(cosine, by_id, strict=False)]
         title = ctx.t("explore.neighbours_of", piece=view.by_cosine.piece, id=view.by_cosine.id)
         table = columns([ctx.t("explore.by_cosine"), ctx.t("explore.by_id")], rows)
