@@ -113,7 +113,7 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         assert "'[UNK]'" in text_of(app, "#tokens")  # shown as text, never read as markup
         await type_into(pilot, "#text", "supercalifragilistic")  # [UNK] for 20 bytes
         row = text_of(app, "#tokens").splitlines()[2]
-        assert row.endswith("'[UNK]'  73 75 70 65 72 63 61 6C 69 66 72 61 …+8"), row
+        assert row.endswith("'[UNK]' (special)  73 75 70 65 72 63 61 6C 69 66 72 61 …+8"), row
         await type_into(pilot, "#analogy", "king man woman")
         first = text_of(app, "#analogy-out").splitlines()[1]
         assert first.split()[:2] == ["1", "'queen'"] and first.endswith("1.000")
