@@ -275,3 +275,22 @@ async def test_esc_in_a_field_leaves_the_field_and_the_title_is_in_the_learners_
             await pilot.press("escape")
             await settle(pilot)
             assert not isinstance(app.screen, ExploreScreen)
+
+
+@pytest.mark.parametrize(
+    ("lang", "model"), [("zh", "english"), ("zh", "shipped"), ("en", "shipped")]
+)
+async def test_the_example_text_follows_the_model_s_vocabulary(
+    make_app: Callable[..., TutorApp], hf_dir: Path, lang: str, model: str
+) -> None:
+    # The English-only model reads 猫和狗都喜欢吃鱼 as [UNK]s: it gets the English example;
+    # the shipped model reads both, and each interface keeps its own.
+    from tutor.tui.screens.explore import DEFAULT_TEXT
+
+    app = make_app(start_explore=True, model_dir=hf_dir if model == "english" else None, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = app.screen.query_one("#text", Input).value
+        assert shown == (DEFAULT_TEXT["en"] if model == "english" else DEFAULT_TEXT[lang])
+        if model == "english":  # the tokens shown are the example's
+            assert "'cat'" in text_of(app, "#tokens") and "'dog'" in text_of(app, "#tokens")

@@ -63,6 +63,20 @@ def token_view(model: ProjectModel, text: str) -> TokenView:
     return TokenView(tokens, [hex_bytes(data) for data in raw], distinct, reserved)
 
 
+def example_text(model: ProjectModel, lang: str) -> str:
+    """The example in the interface's language, unless the model's vocabulary reads the
+    other one better (less of it becomes [UNK] or another special token): an English
+    model gets English."""
+    scheme = model.scheme
+
+    def unknown(text: str) -> float:
+        tokens = scheme.encode(text)
+        return sum(t.end - t.start for t in tokens if t.id in scheme.special_ids) / len(text)
+
+    other = next(text for language, text in DEFAULT_TEXT.items() if language != lang)
+    return other if unknown(other) < unknown(DEFAULT_TEXT[lang]) else DEFAULT_TEXT[lang]
+
+
 def hex_bytes(data: bytes) -> str:
     """Bytes in hex, the first SHOWN_BYTES of them, then how many more."""
     shown = data[:SHOWN_BYTES].hex(" ").upper()
@@ -168,6 +182,14 @@ class ExploreScreen(Screen[None]):
         self._ask("shapes", self._shape_of, self._show_shapes)
         self._ask_tokens(self.query_one("#text", Input).value)
         self.query_one("#text", Input).focus()
+        lang = tutor_context(self).lang
+        self._ask("example", lambda model: example_text(model, lang), self._show_example)
+
+    def _show_example(self, text: str) -> None:
+        """The example follows the model's vocabulary, unless the learner has typed."""
+        field = self.query_one("#text", Input)
+        if field.value == DEFAULT_TEXT[tutor_context(self).lang]:
+            field.value = text
 
     # the one way this screen computes ---------------------------------------
 
@@ -192,7 +214,12 @@ class ExploreScreen(Screen[None]):
         self.query_one("#explore-body", Bench).ask(answer, shown, topic=kind)
 
     def _show_error(self, kind: str, error: Exception) -> None:
-        target = {"tokens": "#tokens", "neighbours": "#neighbours", "shapes": "#shapes"}
+        target = {
+            "tokens": "#tokens",
+            "example": "#tokens",
+            "neighbours": "#neighbours",
+            "shapes": "#shapes",
+        }
         text = say_or_model_error(tutor_context(self), error)
         self.query_one(target.get(kind, "#analogy-out"), Static).update(
             Content.styled(text, "bold $text-error")
