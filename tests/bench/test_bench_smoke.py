@@ -138,6 +138,14 @@ def check_preview(r: dict) -> None:
     assert positive(r["load_lessons_once_ms"])
 
 
+def check_real_models(r: dict) -> None:
+    assert r["runs_each"] == 1
+    assert set(r["models"]) == {"minilm", "mpnet", "static"}
+    for model in r["models"].values():
+        assert positive(model["neighbours_s"]) and positive(model["analogy_s"])
+    assert [m["shape"][1] for m in r["models"].values()] == [384, 768, 256]
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -148,6 +156,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "report": check_report,
     "grade": check_grade,
     "preview": check_preview,
+    "real_models": check_real_models,
 }
 
 

@@ -204,6 +204,38 @@ def test_explore_snapshot(
     assert snap_compare(app, terminal_size=size, run_before=typed)
 
 
+@pytest.fixture
+def snapshot_static_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
+    """A static embedding model (int8 rows, scales, a mapping) at a fixed path."""
+    from tests.unit.hf_fixture import write_static_model
+
+    for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
+        monkeypatch.delenv(name, raising=False)
+    root = Path(tempfile.gettempdir()) / "tutor-snapshot-static"
+    shutil.rmtree(root, ignore_errors=True)
+    yield write_static_model(root / "potion-tiny").path, root / "data"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_static_model_explore_snapshot(
+    snap_compare: Callable[..., bool],
+    snapshot_static_model: tuple[Path, Path],
+    size: tuple[int, int],
+) -> None:
+    # The header says "static embedding model"; the shapes panel, the rows it stores; the
+    # typed words are their word-start pieces.
+    model_dir, data_dir = snapshot_static_model
+    app = app_for(data_dir, start_explore=True, model_dir=model_dir, lang="en")
+
+    async def typed(pilot) -> None:
+        await settle(pilot)
+        app.screen.query_one("#analogy", Input).value = "king man woman"
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=typed)
+
+
 @pytest.mark.parametrize("convention", CONVENTIONS, ids=lambda c: c.name)
 async def test_every_convention_opens_in_explore(
     make_app: Callable[..., TutorApp], tmp_path: Path, convention
