@@ -167,15 +167,21 @@ async def test_the_heatmap_takes_at_most_20_tokens(
 
 
 @pytest.fixture
-def snapshot_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
-    """A fixed path for the model and the data dir: the header names the model's folder."""
+def snapshot_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fixed folder for a snapshot's model and data dir: the header names the model's
+    folder, so its path must not change between runs."""
     for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
         monkeypatch.delenv(name, raising=False)
     root = Path(tempfile.gettempdir()) / "tutor-snapshot-explore"
     shutil.rmtree(root, ignore_errors=True)
-    model_dir = write_hf_model(root / "tiny-gpt2", next(c for c in CONVENTIONS if c.name == "gpt2"))
-    yield model_dir, root / "data"
+    yield root
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def snapshot_model(snapshot_root: Path) -> tuple[Path, Path]:
+    gpt2 = next(c for c in CONVENTIONS if c.name == "gpt2")
+    return write_hf_model(snapshot_root / "tiny-gpt2", gpt2), snapshot_root / "data"
 
 
 @pytest.mark.parametrize(
@@ -205,16 +211,11 @@ def test_explore_snapshot(
 
 
 @pytest.fixture
-def snapshot_static_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
-    """A static embedding model (int8 rows, scales, a mapping) at a fixed path."""
+def snapshot_static_model(snapshot_root: Path) -> tuple[Path, Path]:
+    """A static embedding model (int8 rows, scales, a mapping)."""
     from tests.unit.hf_fixture import write_static_model
 
-    for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
-        monkeypatch.delenv(name, raising=False)
-    root = Path(tempfile.gettempdir()) / "tutor-snapshot-static"
-    shutil.rmtree(root, ignore_errors=True)
-    yield write_static_model(root / "potion-tiny").path, root / "data"
-    shutil.rmtree(root, ignore_errors=True)
+    return write_static_model(snapshot_root / "potion-tiny").path, snapshot_root / "data"
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
