@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Static
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.refusals import say_or_model_error
 from tutor.tui.widgets.asking import Asking, still_shown
+from tutor.tui.widgets.beside import BesideAnswer, ask_beside, beside_lines, beside_view
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice, started_text
 
@@ -34,16 +35,23 @@ class Solved:
     stage: str
     found: list[Neighbour]
     error: str = ""
+    beside: BesideAnswer | None = None  # a real model's answer, where the page asks for one
 
 
-def solve(ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int) -> Solved:
-    """a − b + c's nearest rows in the stage's table, or why not (in a worker)."""
+def solve(
+    ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int, beside: bool = False
+) -> Solved:
+    """a − b + c's nearest rows in the stage's table, or why not (in a worker); `beside`:
+    on the lesson's model, with a real model's answer (its trained table) beside it."""
     from tutor.core.similarity import analogy
 
+    real = ask_beside(ctx, lambda m: analogy(m, *terms, k=k)) if beside else None
+    models = ctx.lesson_models if beside else ctx.models
     try:
-        return Solved(terms, stage, analogy(ctx.models.get(), *terms, stage=stage, k=k))
+        found = analogy(models.get(), *terms, stage=stage, k=k)
+        return Solved(terms, stage, found, beside=real)
     except (ValueError, OSError) as exc:
-        return Solved(terms, stage, [], say_or_model_error(ctx, exc))
+        return Solved(terms, stage, [], say_or_model_error(ctx, exc), real)
 
 
 class AnalogyDemo(Asking, Vertical):
@@ -62,6 +70,7 @@ class AnalogyDemo(Asking, Vertical):
         self.error = ""
         self.terms = (config.a, config.b, config.c)
         self.stage = "after"
+        self.beside: BesideAnswer | None = None
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -76,6 +85,8 @@ class AnalogyDemo(Asking, Vertical):
         index = started_choice(self, "stage", STAGES)
         yield ChoiceBar(STAGES, stages, index=index, id="stage")
         yield Static(ctx.t("working"), id="result")
+        if self.config.beside:
+            yield Static(id="beside")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.compute)
@@ -88,14 +99,17 @@ class AnalogyDemo(Asking, Vertical):
             return
         terms = tuple(self.query_one(f"#{name}", Input).value.strip() for name in "abc")
         stage = self.query_one("#stage", ChoiceBar).value
-        ctx, k = tutor_context(self), self.config.k
+        ctx, k, beside = tutor_context(self), self.config.k, self.config.beside
         question = (terms[0], terms[1], terms[2])
-        self.ask(lambda: solve(ctx, question, stage, k), self._solved)
+        self.ask(lambda: solve(ctx, question, stage, k, beside), self._solved)
 
     def _solved(self, solved: Solved) -> None:
         self.terms, self.stage = solved.terms, solved.stage
         self.found, self.error = solved.found, solved.error
         self.query_one("#result", Static).update(self._view())
+        if self.config.beside:
+            self.beside = solved.beside
+            self.query_one("#beside", Static).update(beside_view(tutor_context(self), self.beside))
 
     def _lines(self) -> list[str]:
         ctx = tutor_context(self)
@@ -113,4 +127,5 @@ class AnalogyDemo(Asking, Vertical):
         return Content.assemble((head + "\n", "bold"), (body, style))
 
     def plain_text(self) -> str:
-        return "\n".join(self._lines())
+        beside = beside_lines(tutor_context(self), self.beside) if self.config.beside else []
+        return "\n".join([*self._lines(), *beside])
