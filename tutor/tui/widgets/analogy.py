@@ -24,6 +24,7 @@ from tutor.tui.widgets.field import started_choice, started_text
 
 if TYPE_CHECKING:
     from tutor.content.widgets import AnalogyWidget
+    from tutor.core.model import ProjectModel
     from tutor.core.similarity import Neighbour
 
 STAGES = ["after", "before"]  # the model trained, then at its random start
@@ -35,23 +36,20 @@ class Solved:
     stage: str
     found: list[Neighbour]
     error: str = ""
-    beside: BesideAnswer | None = None  # a real model's answer, where the page asks for one
 
 
 def solve(
     ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int, beside: bool = False
 ) -> Solved:
-    """a − b + c's nearest rows in the stage's table, or why not (in a worker); `beside`:
-    on the lesson's model, with a real model's answer (its trained table) beside it."""
+    """a − b + c's nearest rows in the stage's table, or why not (in a worker); on the
+    lesson's own model where a real one is shown `beside`."""
     from tutor.core.similarity import analogy
 
-    real = ask_beside(ctx, lambda m: analogy(m, *terms, k=k)) if beside else None
     models = ctx.lesson_models if beside else ctx.models
     try:
-        found = analogy(models.get(), *terms, stage=stage, k=k)
-        return Solved(terms, stage, found, beside=real)
+        return Solved(terms, stage, analogy(models.get(), *terms, stage=stage, k=k))
     except (ValueError, OSError) as exc:
-        return Solved(terms, stage, [], say_or_model_error(ctx, exc), real)
+        return Solved(terms, stage, [], say_or_model_error(ctx, exc))
 
 
 class AnalogyDemo(Asking, Vertical):
@@ -102,14 +100,23 @@ class AnalogyDemo(Asking, Vertical):
         ctx, k, beside = tutor_context(self), self.config.k, self.config.beside
         question = (terms[0], terms[1], terms[2])
         self.ask(lambda: solve(ctx, question, stage, k, beside), self._solved)
+        if beside:  # its own topic: the lesson's answer never waits for a big model
+
+            def real(model: ProjectModel) -> list[Neighbour]:
+                from tutor.core.similarity import analogy
+
+                return analogy(model, *question, k=k)
+
+            self.ask(lambda: ask_beside(ctx, real), self._beside, topic="beside")
 
     def _solved(self, solved: Solved) -> None:
         self.terms, self.stage = solved.terms, solved.stage
         self.found, self.error = solved.found, solved.error
         self.query_one("#result", Static).update(self._view())
-        if self.config.beside:
-            self.beside = solved.beside
-            self.query_one("#beside", Static).update(beside_view(tutor_context(self), self.beside))
+
+    def _beside(self, answer: BesideAnswer | None) -> None:
+        self.beside = answer
+        self.query_one("#beside", Static).update(beside_view(tutor_context(self), answer))
 
     def _lines(self) -> list[str]:
         ctx = tutor_context(self)

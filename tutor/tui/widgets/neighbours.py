@@ -136,17 +136,15 @@ class NeighboursPanel(Asking, Vertical):
         self.token = token
         ctx, schemes, k = tutor_context(self), list(self.config.schemes), self.config.k
         beside = self.config.beside
-
-        def answers() -> tuple[list[SchemeAnswer], BesideAnswer | None]:
-            from tutor.core.similarity import nearest
+        self.ask(lambda: find_neighbours(ctx, token, schemes, k, beside), self._answered)
+        if beside:  # its own topic: the lesson's answer never waits for a big model
 
             def real(model: ProjectModel) -> list[Neighbour]:
+                from tutor.core.similarity import nearest
+
                 return nearest(model, token, "after", k).neighbours
 
-            found = find_neighbours(ctx, token, schemes, k, beside)
-            return found, ask_beside(ctx, real) if beside else None
-
-        self.ask(answers, self._answered)
+            self.ask(lambda: ask_beside(ctx, real), self._beside, topic="beside")
         if self.pending:
             self.set_timer(WORKING_AFTER_S, self._say_working)
 
@@ -156,12 +154,14 @@ class NeighboursPanel(Asking, Vertical):
         if self.pending and still_shown(self):
             update_in_place(self.query_one("#heading", Static), tutor_context(self).t("working"))
 
-    def _answered(self, answered: tuple[list[SchemeAnswer], BesideAnswer | None]) -> None:
-        self.answers, self.beside = answered
+    def _answered(self, answers: list[SchemeAnswer]) -> None:
+        self.answers = answers
         self._show()
-        if self.config.beside:
-            beside = self.query_one("#beside", Static)
-            update_in_place(beside, beside_view(tutor_context(self), self.beside))
+
+    def _beside(self, answer: BesideAnswer | None) -> None:
+        self.beside = answer
+        beside = self.query_one("#beside", Static)
+        update_in_place(beside, beside_view(tutor_context(self), answer))
 
     def _show(self) -> None:
         ctx = tutor_context(self)
