@@ -69,6 +69,30 @@ def test_a_typed_word_means_its_word_start_piece(tmp_path: Path, kind: str) -> N
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_explore_answers_word_start_models_like_numpy(tmp_path: Path, kind: str) -> None:
+    from tutor.tui.screens.explore import K, analogy_view, neighbour_view, token_view
+
+    model = ProjectModel(write_word_start_model(tmp_path / kind, kind))
+    vocab = vocab_of(kind)
+    table = random_table(len(vocab), 8, seed=3)
+    view = token_view(model, "cat dog")
+    cat, dog = vocab[MARK[kind] + "cat"], vocab[MARK[kind] + "dog"]
+    assert [t.id for t in view.tokens] == (
+        [cat, dog] if kind == "metaspace" else [vocab["cat"], dog]
+    )
+    picked = neighbour_view(model, view.tokens[-1].piece)  # the picker's exact piece
+    assert picked.by_cosine.id == dog
+    expected = reference(table, table[dog], [dog, *reserved(vocab)], K)
+    assert [n.id for n in picked.by_cosine.neighbours] == expected
+    assert [n.id for n in picked.by_id.neighbours][:2] == [dog - 1, dog + 1]
+    ids = [vocab[MARK[kind] + w] for w in ("king", "man", "woman")]
+    query = table[ids[0]] - table[ids[1]] + table[ids[2]]
+    found = analogy_view(model, "king man woman")
+    assert found is not None
+    assert [n.id for n in found] == reference(table, query, ids + reserved(vocab), K)
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_word_with_no_word_start_piece_says_it_splits(tmp_path: Path, kind: str) -> None:
     model = ProjectModel(write_word_start_model(tmp_path / kind, kind))
     with pytest.raises(TokenizeError) as caught:
