@@ -93,10 +93,10 @@ async def test_without_a_real_model_the_widgets_say_how_to_open_one(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         panels = list(app.screen.query(NeighboursPanel))
-        assert [p.config.beside for p in panels] == [True, False]
+        assert [p.config.beside for p in panels] == [True, True]
         hint = "open a Hugging Face model directory (tokenizer.json + model.safetensors) with"
-        assert hint in panels[0].plain_text() and "tutor --model DIR" in panels[0].plain_text()
-        assert "Hugging Face" not in panels[1].plain_text()
+        for panel in panels:
+            assert hint in panel.plain_text() and "tutor --model DIR" in panel.plain_text()
 
 
 async def test_a_real_model_that_cannot_read_the_word_says_so_beside(
@@ -112,6 +112,7 @@ async def test_a_real_model_that_cannot_read_the_word_says_so_beside(
         assert panel.answers[0].result is not None  # the lesson's model knows 猫
         assert panel.beside is not None and panel.beside.found == []
         assert "is not one token in english" in panel.beside.error
+        assert panel.beside.shape == (len(vocab_of_english(english)), 8)  # still said
 
 
 @pytest.fixture
@@ -156,3 +157,7 @@ async def test_the_page_note_says_which_parts_stay_on_the_lesson_s_model(
         assert "the interactive parts use the model you opened, real-zh" in note
         assert "The neighbours and analogy parts are the exception: they answer on the " in note
         assert "project model and show real-zh's answer below." in note
+
+
+def vocab_of_english(folder: Path) -> dict[str, int]:
+    return Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab(with_added_tokens=True)

@@ -37,13 +37,15 @@ def ask_beside(
     """The real model's answer to `question` (in a worker); None when there is no real model."""
     if ctx.beside_models is None:
         return None
-    name = str(ctx.beside_models.model_dir)
     try:
         model = ctx.beside_models.get()
-        name = model.name
-        return BesideAnswer(name, model.table_shape, question(model))
     except (ValueError, OSError) as exc:
-        return BesideAnswer(name, None, [], say_or_model_error(ctx, exc))
+        folder = str(ctx.beside_models.model_dir)
+        return BesideAnswer(folder, None, [], say_or_model_error(ctx, exc))
+    try:
+        return BesideAnswer(model.name, model.table_shape, question(model))
+    except (ValueError, OSError) as exc:  # a word it cannot read: its shape still shows
+        return BesideAnswer(model.name, model.table_shape, [], say_or_model_error(ctx, exc))
 
 
 def beside_lines(ctx: TutorContext, answer: BesideAnswer | None) -> list[str]:
