@@ -269,6 +269,11 @@ def test_a_static_table_too_big_to_hold_says_its_limit(
     assert "has 12 x 8 numbers: 0 MB as float32, more than the 0 MB" in str(caught.value)
     monkeypatch.setattr(static, "MAX_ROWS_BYTES", 12 * 8 * 4)  # exactly at the limit: opens
     assert ProjectModel(parts.path).table_shape[1] == 8
+    plain = write_static_model(
+        tmp_path / "plain", scale="none", mapping=False, weights=False, dtype="F32"
+    )
+    monkeypatch.setattr(static, "MAX_ROWS_BYTES", 0)  # a float table alone is mapped, not held
+    assert ProjectModel(plain.path).table().storage.base is not None
 
 
 def test_explore_s_bytes_are_each_token_s_own(tmp_path: Path) -> None:

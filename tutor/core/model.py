@@ -67,12 +67,6 @@ class Disagreement:
     config: int
     weights: int
 
-    def describe(self) -> str:
-        return (
-            f"config.json says {self.field} = {self.config:,} but the table in the weights "
-            f"has {self.weights:,}; the tutor uses the weights"
-        )
-
 
 class WeightsIndex(BaseModel):
     """model.safetensors.index.json of a sharded HF checkpoint: tensor name -> shard file."""
@@ -225,8 +219,8 @@ class ProjectModel:
 
     @property
     def head(self) -> HeadKind:
-        """Whether the output layer is the input table ("tied"), its own ("untied"), or
-        absent from these files ("none", an encoder)."""
+        """Whether the output layer is the input table ("tied"), its own ("untied"),
+        absent from these files ("none"), or the table is the whole model ("static")."""
         names = self._shards if self._shards is not None else self._entries
         family = "static" if self.static else self.config.family
         return head_kind(dict.fromkeys(names), self._embed_key, family, self.config.tie)
@@ -284,7 +278,7 @@ class ProjectModel:
         if stage == "before" and kind == "recreated" and init is not None:
             return RecreatedTable(*self.table_shape, std=init.std, seed=RECREATED_SEED)
         try:
-            if stage == "after" and self.static:
+            if stage == "after" and self.static and not self.static.plain:
                 return read_static(self.static)
             if stage == "after":
                 return EmbeddingTable.from_safetensors(self._embed_file, self._embed_key)

@@ -12,7 +12,7 @@ row. Everything is checked from the header, before the tokenizer is loaded.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -33,8 +33,8 @@ TABLE_NAMES = ("embeddings", "embedding.weight")
 MAPPING = "mapping"  # token ID -> row
 TOKEN_WEIGHTS = "weights"  # token ID -> a factor on its row
 SCALE_NAMES = ("scales", "scale")  # int8 -> float: one for the table, or one per row
-# The rows are held dequantised as float32: at most this many bytes (a 500,000 x 256 table
-# takes 512 MB).
+# Rows that must be dequantised or spread are held as float32: at most this many bytes (a
+# 500,000 x 256 table takes 512 MB); a plain float table is memory-mapped instead.
 MAX_ROWS_BYTES = 1 << 30
 
 _FLOATS = {"F32": "<f4", "F16": "<f2", "BF16": "<u2", "F64": "<f8"}
@@ -61,6 +61,7 @@ class StaticLayout:
     mapping: str | None
     weights: str | None
     scale: str | None
+    plain: bool  # a float table and nothing else: memory-mapped like any other table
 
 
 def _refuse(path: Path, name: str, message: str, code: str, **values: object) -> TableError:
@@ -103,7 +104,11 @@ def static_layout(
     else:
         check_table(path, key, entry)
     rows, dim = entry.shape
-    if rows * dim * 4 > MAX_ROWS_BYTES:
+    mapping = MAPPING if MAPPING in entries else None
+    weights = TOKEN_WEIGHTS if TOKEN_WEIGHTS in entries else None
+    scale = next((name for name in SCALE_NAMES if name in entries), None)
+    plain = entry.dtype != "I8" and not (mapping or weights or scale)
+    if not plain and rows * dim * 4 > MAX_ROWS_BYTES:
         raise _refuse(
             path,
             key,
@@ -114,9 +119,7 @@ def static_layout(
             dim=dim,
             limit=MAX_ROWS_BYTES // 2**20,
         )
-    mapping = MAPPING if MAPPING in entries else None
     ids = _vector(path, entries, MAPPING, _INTEGERS) if mapping else rows
-    weights = TOKEN_WEIGHTS if TOKEN_WEIGHTS in entries else None
     if weights and _vector(path, entries, weights, _FLOATS) != ids:
         raise _refuse(
             path,
@@ -126,7 +129,6 @@ def static_layout(
             count=entries[weights].shape[0],
             ids=ids,
         )
-    scale = next((name for name in SCALE_NAMES if name in entries), None)
     if scale:
         count = math.prod(entries[scale].shape)
         if entries[scale].dtype not in _FLOATS or count not in (1, rows):
@@ -140,7 +142,9 @@ def static_layout(
                 shape=Name(str(list(entries[scale].shape))),
                 rows=rows,
             )
-    layout = StaticLayout(path, key, entries, data_start, rows, dim, ids, mapping, weights, scale)
+    layout = StaticLayout(
+        path, key, entries, data_start, rows, dim, ids, mapping, weights, scale, plain
+    )
     if mapping:
         _check_mapping(layout)
     return layout
@@ -223,7 +227,7 @@ class StaticTable(EmbeddingTable):
     def weights(self) -> np.ndarray:
         return self.lookup(np.arange(self.vocab_size))
 
-    def blocks(self, first: int = 0, stop: int | None = None):  # type: ignore[override]
+    def blocks(self, first: int = 0, stop: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
         stop = self.vocab_size if stop is None else stop
         for start in range(first, stop, self.block_rows):
             yield start, self.lookup(np.arange(start, min(start + self.block_rows, stop)))
