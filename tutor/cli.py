@@ -254,6 +254,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="N",
         help=say("cli.opt.neighbours.step"),
     )
+    nb.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     nb.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     sim = sub.add_parser("similarity", help=say("cli.cmd.similarity"))
@@ -265,6 +266,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         metavar="N",
         help=say("cli.opt.similarity.step"),
     )
+    sim.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     sim.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     ana = sub.add_parser("analogy", help=say("cli.cmd.analogy"))
@@ -273,6 +275,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     ana.add_argument("c", metavar="C", help=say("cli.arg.analogy.c"))
     ana.add_argument("--k", type=int, default=5, metavar="N", help=say("cli.opt.k"))
     ana.add_argument("--stage", choices=STAGES, default="after", help=say("cli.opt.stage"))
+    ana.add_argument("--piece", action="store_true", help=say("cli.opt.piece"))
     ana.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     facts = sub.add_parser("facts", help=say("cli.cmd.facts"))

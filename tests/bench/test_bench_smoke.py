@@ -153,6 +153,14 @@ def check_live_run(r: dict) -> None:
     assert 0 < run["run_folder_mb"] < 10
 
 
+def check_real_models(r: dict) -> None:
+    assert r["runs_each"] == 1
+    assert set(r["models"]) == {"minilm", "mpnet", "static"}
+    for model in r["models"].values():
+        assert positive(model["neighbours_s"]) and positive(model["analogy_s"])
+    assert [m["shape"][1] for m in r["models"].values()] == [384, 768, 256]
+
+
 CHECKS: dict[str, Callable[[dict], None]] = {
     "startup": check_startup,
     "memory": check_memory,
@@ -164,6 +172,7 @@ CHECKS: dict[str, Callable[[dict], None]] = {
     "grade": check_grade,
     "preview": check_preview,
     "live_run": check_live_run,
+    "real_models": check_real_models,
 }
 
 

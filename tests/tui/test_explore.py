@@ -106,7 +106,7 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         await settle(pilot)
         shapes = text_of(app, "#shapes")
         assert "V = 64 rows × d = 8" in shapes and "F32" in shapes
-        assert "output layer: none in these files (an encoder)" in shapes
+        assert "output layer: no output layer in this directory" in shapes
         assert "re-created from config (not the real initial table)" in shapes
         assert "not this model's real initial table" in text_of(app, "#heat-note")
         await type_into(pilot, "#text", "king man woman")
@@ -115,7 +115,7 @@ async def test_an_hf_encoder_with_a_padding_tokenizer(
         assert "'[UNK]'" in text_of(app, "#tokens")  # shown as text, never read as markup
         await type_into(pilot, "#text", "supercalifragilistic")  # [UNK] for 20 bytes
         row = text_of(app, "#tokens").splitlines()[2]
-        assert row.endswith("'[UNK]'  73 75 70 65 72 63 61 6C 69 66 72 61 …+8"), row
+        assert row.endswith("'[UNK]' (special)  73 75 70 65 72 63 61 6C 69 66 72 61 …+8"), row
         await type_into(pilot, "#analogy", "king man woman")
         first = text_of(app, "#analogy-out").splitlines()[1]
         assert first.split()[:2] == ["1", "'queen'"] and first.endswith("1.000")
@@ -169,15 +169,21 @@ async def test_the_heatmap_takes_at_most_20_tokens(
 
 
 @pytest.fixture
-def snapshot_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
-    """A fixed path for the model and the data dir: the header names the model's folder."""
+def snapshot_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fixed folder for a snapshot's model and data dir: the header names the model's
+    folder, so its path must not change between runs."""
     for name in ("NO_COLOR", "TEXTUAL_THEME", "TUTOR_GUEST"):
         monkeypatch.delenv(name, raising=False)
     root = Path(tempfile.gettempdir()) / "tutor-snapshot-explore"
     shutil.rmtree(root, ignore_errors=True)
-    model_dir = write_hf_model(root / "tiny-gpt2", next(c for c in CONVENTIONS if c.name == "gpt2"))
-    yield model_dir, root / "data"
+    yield root
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def snapshot_model(snapshot_root: Path) -> tuple[Path, Path]:
+    gpt2 = next(c for c in CONVENTIONS if c.name == "gpt2")
+    return write_hf_model(snapshot_root / "tiny-gpt2", gpt2), snapshot_root / "data"
 
 
 @pytest.mark.parametrize(
@@ -200,6 +206,33 @@ def test_explore_snapshot(
     async def typed(pilot) -> None:
         await settle(pilot)
         app.screen.query_one("#text", Input).value = "the cat and the dog saw a king"
+        app.screen.query_one("#analogy", Input).value = "king man woman"
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=typed)
+
+
+@pytest.fixture
+def snapshot_static_model(snapshot_root: Path) -> tuple[Path, Path]:
+    """A static embedding model (int8 rows, scales, a mapping)."""
+    from tests.unit.hf_fixture import write_static_model
+
+    return write_static_model(snapshot_root / "potion-tiny").path, snapshot_root / "data"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_static_model_explore_snapshot(
+    snap_compare: Callable[..., bool],
+    snapshot_static_model: tuple[Path, Path],
+    size: tuple[int, int],
+) -> None:
+    # The header says "static embedding model"; the shapes panel, the rows it stores; the
+    # typed words are their word-start pieces.
+    model_dir, data_dir = snapshot_static_model
+    app = app_for(data_dir, start_explore=True, model_dir=model_dir, lang="en")
+
+    async def typed(pilot) -> None:
+        await settle(pilot)
         app.screen.query_one("#analogy", Input).value = "king man woman"
         await settle(pilot)
 
@@ -249,7 +282,7 @@ async def test_bytes_are_those_each_token_stands_for(
             for cells in ([c for c in row if c] for row in rows)
         ]
         assert shown == [
-            ("'▁the'", "74 68 65"),
+            ("'▁the'", "20 74 68 65"),
             ("'▁cat'", "20 63 61 74"),
             ("'▁'", "20"),
             ("'<0xE9>'", "E9"),
@@ -277,3 +310,22 @@ async def test_esc_in_a_field_leaves_the_field_and_the_title_is_in_the_learners_
             await pilot.press("escape")
             await settle(pilot)
             assert not isinstance(app.screen, ExploreScreen)
+
+
+@pytest.mark.parametrize(
+    ("lang", "model"), [("zh", "english"), ("zh", "shipped"), ("en", "shipped")]
+)
+async def test_the_example_text_follows_the_model_s_vocabulary(
+    make_app: Callable[..., TutorApp], hf_dir: Path, lang: str, model: str
+) -> None:
+    # The English-only model reads 猫和狗都喜欢吃鱼 as [UNK]s: it gets the English example;
+    # the shipped model reads both, and each interface keeps its own.
+    from tutor.tui.screens.explore import DEFAULT_TEXT
+
+    app = make_app(start_explore=True, model_dir=hf_dir if model == "english" else None, lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = app.screen.query_one("#text", Input).value
+        assert shown == (DEFAULT_TEXT["en"] if model == "english" else DEFAULT_TEXT[lang])
+        if model == "english":  # the tokens shown are the example's
+            assert "'cat'" in text_of(app, "#tokens") and "'dog'" in text_of(app, "#tokens")

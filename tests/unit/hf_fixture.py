@@ -97,7 +97,7 @@ CONVENTIONS = [
         "bert-prefixed-no-config",
         "bert.embeddings.word_embeddings.weight",
         {"bert.embeddings.position_embeddings.weight": (512, "D")},
-        head="tied",
+        head="none",  # no head in the files, and no config to say it is tied
     ),
     Convention(
         "roberta-minilm",
@@ -226,3 +226,109 @@ def byte_fallback_tokenizer_json() -> str:
         [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
     )
     return tok.to_str()
+
+
+PLACEHOLDERS = ("[unused0]", "[unused1]", "[unused2]")  # reserved rows, never trained
+
+
+def word_start_tokenizer_json(kind: str) -> str:
+    """A BPE whose words have a word-start piece and a mid-word piece ("▁cat" and "cat",
+    or GPT-2's "Ġcat" and "cat"): `kind` "metaspace" (SentencePiece, Llama 2) or "byte"
+    (GPT-2, Llama 3). Its specials are added tokens; [unusedN] are plain entries."""
+    mark = "▁" if kind == "metaspace" else "Ġ"
+    specials = ["<unk>", "<pad>", "[MASK]"] if kind == "metaspace" else ["<|endoftext|>", "<pad>"]
+    vocab = {piece: i for i, piece in enumerate([*specials, *PLACEHOLDERS])}
+    alphabet = [mark, *sorted(set("".join(WORDS)))]
+    if kind == "byte":
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+        alphabet.sort()
+    for piece in alphabet:
+        vocab.setdefault(piece, len(vocab))
+    merges: list[tuple[str, str]] = []
+    for word in sorted(WORDS, key=len, reverse=True):  # "woman" merges before "man"
+        for end in range(2, len(word) + 1):
+            pair = (word[: end - 1], word[end - 1])
+            if pair not in merges:
+                merges.append(pair)
+    merges += [(mark, word) for word in WORDS]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    if kind == "metaspace":
+        tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+        tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    else:
+        tok = Tokenizer(models.BPE(vocab, merges))
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens(specials)
+    return tok.to_str()
+
+
+def write_word_start_model(path: Path, kind: str, config: dict | None = None) -> Path:
+    """A Llama-named model directory around `word_start_tokenizer_json(kind)`."""
+    path.mkdir(parents=True, exist_ok=True)
+    text = word_start_tokenizer_json(kind)
+    (path / "tokenizer.json").write_text(text, encoding="utf-8")
+    vocab = Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
+    table = random_table(vocab, 8, seed=3)
+    write_safetensors(path / "model.safetensors", {"model.embed_tokens.weight": table})
+    (path / "config.json").write_text(
+        json.dumps(config or {"model_type": "llama", "hidden_size": 8, "vocab_size": vocab}),
+        encoding="utf-8",
+    )
+    return path
+
+
+@dataclass
+class StaticParts:
+    """What a static model directory holds, and the vectors it stands for, by token ID."""
+
+    path: Path
+    vectors: np.ndarray  # (V, d) float32: row mapping[id] x scale x weights[id]
+
+
+def write_static_model(
+    path: Path,
+    *,
+    rows: int = 12,
+    dim: int = 8,
+    scale: str = "row",  # "row", "table" or "none"
+    mapping: bool = True,
+    weights: bool = True,
+    dtype: str = "I8",
+) -> StaticParts:
+    """A model2vec-style directory: an int8 (or float) `embeddings` table with fewer rows
+    than the vocabulary has IDs, a `mapping` token ID -> row, per-token `weights`, and a
+    `scales` tensor, beside the word-start SentencePiece tokenizer."""
+    from safetensors.numpy import save_file
+
+    path.mkdir(parents=True, exist_ok=True)
+    text = word_start_tokenizer_json("metaspace")
+    (path / "tokenizer.json").write_text(text, encoding="utf-8")
+    vocab = Tokenizer.from_str(text).get_vocab_size(with_added_tokens=True)
+    rng = np.random.default_rng(5)
+    rows = rows if mapping else vocab
+    stored = rng.integers(-127, 128, (rows, dim)).astype(np.int8)
+    tensors: dict[str, np.ndarray] = {"embeddings": stored}
+    dense = stored.astype(np.float32)
+    if dtype != "I8":
+        tensors["embeddings"] = dense.astype({"F32": np.float32, "F16": np.float16}[dtype])
+    if scale == "row":
+        tensors["scales"] = rng.uniform(0.001, 0.01, rows).astype(np.float32)
+        dense = dense * tensors["scales"][:, None]
+    elif scale == "table":
+        tensors["scales"] = np.array([0.004], np.float32)
+        dense = dense * np.float32(0.004)
+    row_of = np.arange(vocab) % rows
+    if mapping:
+        row_of = rng.integers(0, rows, vocab).astype(np.int64)
+        tensors["mapping"] = row_of
+    dense = dense[row_of]
+    if weights:
+        tensors["weights"] = rng.uniform(0.5, 2.0, vocab).astype(np.float32)
+        dense = dense * tensors["weights"][:, None]
+    save_file(tensors, str(path / "model.safetensors"))
+    config = {"model_type": "model2vec", "architectures": ["StaticModel"], "hidden_dim": dim}
+    (path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return StaticParts(path, dense.astype(np.float32))

@@ -393,7 +393,7 @@ def test_an_unknown_fact_key_is_said_in_the_interface_language(
                 "cosine similarity, table after training",
                 "cosine to 猫 - 狗 + 汽车, table after training; 猫, 狗, 汽车 and special tokens "
                 "left out",
-                "codepoint: 1 tokens",
+                "codepoint: 1 token",
                 "# id span piece",
             ],
         ),

@@ -411,7 +411,7 @@ def test_each_token_s_bytes_are_the_bytes_it_stands_for(tmp_path: Path) -> None:
     tokens = scheme.encode(text)
     assert [t.piece for t in tokens] == ["▁the", "▁cat", "▁", "<0xE9>", "<0xBE>", "<0x99>"]
     assert [scheme.token_bytes(t, text) for t in tokens] == [
-        b"the",
+        b" the",  # "▁the": the normaliser's "▁" is a space of the token's own
         b" cat",
         b" ",
         b"\xe9",

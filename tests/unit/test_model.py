@@ -56,7 +56,7 @@ def test_hf_style_dir_without_config(tmp_path: Path) -> None:
         model_dir / "model.safetensors",
     )
     model = open_model(model_dir)
-    assert model.scheme.name == "project"
+    assert model.scheme.name == "hf"  # no config to name it: its folder does
     assert model.config.vocab_size is None
     assert model.table().vocab_size == VOCAB + 16
     assert model.total_parameters == (VOCAB + 16) * 4 + 32 * 4

@@ -173,8 +173,13 @@ def test_every_id_round_trips_through_its_readable_piece(byte_scheme: Scheme) ->
 
 @pytest.mark.parametrize("word", WORDS_ZH + WORDS_EN)
 def test_lesson_words_are_single_tokens(byte_scheme: Scheme, hf: Tokenizer, word: str) -> None:
-    assert byte_scheme.single_id(word) == hf.encode(word).ids[0]
+    # A typed word is the token it becomes at the start of a word in running text: an
+    # English word after a space ("Ġcat"); Chinese, written without spaces, as it is.
     assert len(hf.encode(word).ids) == 1
+    after_space = hf.encode(" " + word).ids
+    expected = after_space[0] if len(after_space) == 1 else hf.encode(word).ids[0]
+    assert byte_scheme.single_id(word) == expected
+    assert (len(after_space) == 1) == word.isascii()
 
 
 def test_single_id_names_the_pieces(byte_scheme: Scheme) -> None:

@@ -64,10 +64,31 @@ def columns(speaker: Speaker, *names: str) -> list[str]:
     return [name if name in ("#", "id") else speaker.t(f"inspect.col.{name}") for name in names]
 
 
+def _opened(args: argparse.Namespace) -> ProjectModel:
+    """The model of `--model` (or the shipped one), refused as every command refuses a
+    broken directory; a config.json that disagrees with the weights is a warning line."""
+    from tutor.core.model import open_model
+
+    model = open_model(args.model)
+    if args.model is not None:
+        speaker = speaker_for(args)
+        from tutor.words.refusals import disagreement
+
+        for differs in model.disagreements:
+            line = disagreement(speaker, differs.field, differs.config, differs.weights)
+            print(speaker.t("cli.warning", warning=line), file=sys.stderr)
+    return model
+
+
 def _tokenize(args: argparse.Namespace) -> int:
+    from tutor.core.names import PROJECT
     from tutor.core.tokenize import get_scheme
 
-    tokens = get_scheme(args.scheme, args.model).encode(args.text)
+    if args.scheme == PROJECT and args.model is not None:
+        scheme = _opened(args).scheme  # a broken model directory is refused here
+    else:
+        scheme = get_scheme(args.scheme)
+    tokens = scheme.encode(args.text)
     if args.json:
         _print_json(
             {
@@ -79,7 +100,9 @@ def _tokenize(args: argparse.Namespace) -> int:
         )
         return 0
     speaker = speaker_for(args)
-    print(speaker.t("inspect.tokens", scheme=args.scheme, count=f"{len(tokens):,}"))
+    name = scheme.name if args.model is not None else args.scheme
+    key = "inspect.tokens_one" if len(tokens) == 1 else "inspect.tokens"
+    print(speaker.t(key, scheme=name, count=f"{len(tokens):,}"))
     rows = [[str(i), str(t.id), f"{t.start}:{t.end}", _show(t.piece)] for i, t in enumerate(tokens)]
     print(_table(columns(speaker, "#", "id", "span", "piece"), rows))
     return 0
@@ -102,11 +125,10 @@ def _neighbours(args: argparse.Namespace) -> int:
         from tutor.commands import steps
 
         return steps.neighbours(args)
-    from tutor.core.model import open_model
     from tutor.core.similarity import nearest
 
-    model = open_model(args.model)
-    result = nearest(model, args.token, args.scheme, k=args.k)
+    model = _opened(args)
+    result = nearest(model, args.token, args.scheme, k=args.k, exact=args.piece)
     if args.json:
         _print_json(
             {
@@ -139,7 +161,11 @@ def _neighbours(args: argparse.Namespace) -> int:
 
 
 def neighbour_table(speaker: Speaker, found: Sequence[Neighbour]) -> str:
-    rows = [[str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece)] for n in found]
+    mark = " " + speaker.t("explore.reserved")
+    rows = [
+        [str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece) + (mark if n.reserved else "")]
+        for n in found
+    ]
     return _table(columns(speaker, "rank", "id", "score", "token"), rows)
 
 
@@ -148,11 +174,10 @@ def _similarity(args: argparse.Namespace) -> int:
         from tutor.commands import steps
 
         return steps.similarity(args)
-    from tutor.core.model import open_model
     from tutor.core.similarity import similarity
 
-    model = open_model(args.model)
-    pieces, matrix = similarity(model, args.tokens, args.stage)
+    model = _opened(args)
+    pieces, matrix = similarity(model, args.tokens, args.stage, exact=args.piece)
     if args.json:
         _print_json({"tokens": pieces, "matrix": matrix.tolist()})
         return 0
@@ -165,12 +190,11 @@ def _similarity(args: argparse.Namespace) -> int:
 
 
 def _analogy(args: argparse.Namespace) -> int:
-    from tutor.core.model import open_model
     from tutor.core.similarity import analogy
 
-    model = open_model(args.model)
+    model = _opened(args)
     a, b, c = args.a, args.b, args.c
-    found = analogy(model, a, b, c, stage=args.stage, k=args.k)
+    found = analogy(model, a, b, c, stage=args.stage, k=args.k, exact=args.piece)
     if args.json:
         _print_json(
             {

@@ -56,6 +56,8 @@ class NeighboursWidget(WidgetConfig):
     """How nearness is measured: id, one-hot, the table before or after training."""
     k: int = Field(default=5, ge=1, le=50)
     """How many neighbours to list (1 to 50)."""
+    beside: bool = False
+    """Also show a real model's trained neighbours (`tutor --model DIR`), or how to open one."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):
@@ -137,6 +139,8 @@ class AnalogyWidget(WidgetConfig):
     """The token c in a - b + c."""
     k: int = Field(default=5, ge=1, le=50)
     """How many nearest tokens to list (1 to 50)."""
+    beside: bool = False
+    """Also show a real model's answer (`tutor --model DIR`), or how to open one."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         yield ("a",), self.a

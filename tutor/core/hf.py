@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from tutor.core.refusal import C, Coded, Name
 
 # tensor name -> shape; None where the shape is not read yet (a shard not opened)
 Shapes = Mapping[str, tuple[int, ...] | None]
-HeadKind = Literal["tied", "untied", "none"]
+HeadKind = Literal["tied", "untied", "none", "static"]
 BeforeKind = Literal["saved", "recreated", "none"]
 
 CONFIG_FILE = "config.json"
@@ -38,6 +38,8 @@ TABLE_NAMES: dict[str, tuple[str, ...]] = {
     "t5": ("shared.weight", "encoder.embed_tokens.weight"),  # T5, mT5, BART
     "opt": ("decoder.embed_tokens.weight",),
     "bloom": ("word_embeddings.weight",),  # Falcon, BLOOM
+    # model2vec and tokenlearn; sentence-transformers' StaticEmbedding
+    "static": ("embeddings", "embedding.weight"),
 }
 
 # config.json's model_type -> family
@@ -56,6 +58,7 @@ MODEL_TYPES: dict[str, str] = {
     **dict.fromkeys(("t5", "mt5", "umt5", "bart", "mbart"), "t5"),
     "opt": "opt",
     **dict.fromkeys(("falcon", "bloom"), "bloom"),
+    "model2vec": "static",
 }
 
 # lower-cased start of an `architectures` class name -> family (longest match wins)
@@ -77,6 +80,7 @@ ARCHITECTURES: dict[str, str] = {
     "opt": "opt",
     "falcon": "bloom",
     "bloom": "bloom",
+    "staticmodel": "static",
 }
 
 # Output heads by name (a suffix after any prefix); encoders have none.
@@ -166,8 +170,10 @@ def find_input_table(shapes: Shapes, family: str | None = None, where: str = "")
 
 
 def head_kind(shapes: Shapes, table: str, family: str | None, tie: bool | None) -> HeadKind:
-    """Whether the output layer reuses the input table ("tied"), has its own ("untied"), or
-    these files hold no output layer at all ("none": an encoder such as BERT)."""
+    """Whether the output layer reuses the input table ("tied"), has its own ("untied"),
+    these files hold no output layer at all ("none": an encoder such as BERT, or a folder
+    with no config.json to say the head is tied), or the table is the whole model
+    ("static")."""
     heads = [
         n
         for n in shapes
@@ -175,8 +181,10 @@ def head_kind(shapes: Shapes, table: str, family: str | None, tie: bool | None) 
     ]
     if heads:
         return "tied" if tie else "untied"
-    if tie is False or (tie is None and family in ENCODER_FAMILIES):
-        return "none"
+    if family == "static":
+        return "static"
+    if tie is False or (tie is None and (family is None or family in ENCODER_FAMILIES)):
+        return "none"  # nothing in these files, and no config that says the head is tied
     return "tied"  # Hugging Face's default: tie_word_embeddings is true unless config says not
 
 
@@ -230,6 +238,25 @@ class ModelConfig(BaseModel):
     initializer_range: float | None = None
     initializer_factor: float | None = None
     text_config: TextConfig | None = None
+    name_or_path: str | None = Field(None, alias="_name_or_path")  # "bert-base-uncased"
+
+    @property
+    def name(self) -> str | None:
+        """The model's name as its config gives it; a local path there names nothing."""
+        given = (self.name_or_path or "").strip()
+        return given if given and not given.startswith(("/", ".", "~")) else None
+
+    @property
+    def width(self) -> int | None:
+        """hidden_size, or the language model's within a multimodal config."""
+        text = self.text_config.hidden_size if self.text_config else None
+        return self.hidden_size or text
+
+    @property
+    def ids(self) -> int | None:
+        """vocab_size, or the language model's within a multimodal config."""
+        text = self.text_config.vocab_size if self.text_config else None
+        return self.vocab_size or text
 
     @property
     def family(self) -> str | None:

@@ -31,6 +31,7 @@ from tutor.core.hf import (
 from tutor.core.names import STAGES, Stage
 from tutor.core.paths import default_model_dir
 from tutor.core.refusal import Coded, Name, recoded
+from tutor.core.static import StaticLayout, is_static, read_static, static_layout
 from tutor.core.table import (
     EmbeddingTable,
     RecreatedTable,
@@ -56,6 +57,15 @@ class ModelError(Coded, ValueError):
     """A model directory that cannot be used; the message is one line for humans, the
     code and values (file paths and tensor names verbatim) for an interface to say it in
     its language."""
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """A size config.json gives that the table in the weights does not have."""
+
+    field: str
+    config: int
+    weights: int
 
 
 class WeightsIndex(BaseModel):
@@ -122,12 +132,14 @@ class ProjectModel:
         self.path = path
         self.config = _read_config(path / CONFIG_FILE)
         self._shards = _weight_map(path)
+        self.static: StaticLayout | None = None
         try:
-            self.scheme: Scheme = load_scheme(
-                path / TOKENIZER_FILE, self.config.tokenizer or PROJECT
-            )
+            # The table is found and checked from the header before the tokenizer is read
+            # (a 10 MB tokenizer.json takes seconds): a table the tutor cannot read is
+            # refused at once.
             self._embed_file, self._embed_key = self._locate_embedding()
-            entry = read_header(self._embed_file)[0].get(self._embed_key)
+            entries, data_start = read_header(self._embed_file)
+            entry = entries.get(self._embed_key)
             if entry is None:
                 raise ModelError(
                     f"{self._embed_file} has no tensor {self._embed_key!r}, "
@@ -137,10 +149,17 @@ class ProjectModel:
                     tensor=Name(self._embed_key),
                     index=Name(WEIGHTS_INDEX_FILE),
                 )
-            check_table(self._embed_file, self._embed_key, entry)
+            if is_static(self.config.family, self._embed_key):
+                self.static = static_layout(self._embed_file, entries, data_start, self._embed_key)
+            else:
+                check_table(self._embed_file, self._embed_key, entry)
+            self.scheme: Scheme = load_scheme(
+                path / TOKENIZER_FILE, self.config.tokenizer or self.name
+            )
         except (TokenizeError, TableError, HFError) as exc:
             raise recoded(ModelError, exc) from exc
-        self.table_shape: tuple[int, int] = (entry.shape[0], entry.shape[1])
+        ids = self.static.ids if self.static else entry.shape[0]
+        self.table_shape: tuple[int, int] = (ids, entry.shape[1])
         self.table_dtype = entry.dtype
         rows = self.table_shape[0]
         if rows < self.scheme.vocab_size:
@@ -153,6 +172,22 @@ class ProjectModel:
                 ids=self.scheme.vocab_size,
             )
         self._tables: dict[Stage, EmbeddingTable] = {}
+
+    @property
+    def name(self) -> str:
+        """What the model is called in sentences: its config's name, else its folder's
+        (the shipped model is the lesson's project model)."""
+        if self.path.resolve() == default_model_dir().resolve():
+            return PROJECT
+        return self.config.name or self.path.name
+
+    @property
+    def disagreements(self) -> list[Disagreement]:
+        """Where config.json says one size and the table in the weights has another (the
+        weights are what the tutor reads)."""
+        said = (("hidden_size", self.config.width, self.table_shape[1]),)
+        said += (("vocab_size", self.config.ids, self.table_shape[0]),)
+        return [Disagreement(f, c, w) for f, c, w in said if c is not None and c != w]
 
     def _locate_embedding(self) -> tuple[Path, str]:
         """The table's file and name; a sharded checkpoint's index names the shard, so
@@ -184,10 +219,11 @@ class ProjectModel:
 
     @property
     def head(self) -> HeadKind:
-        """Whether the output layer is the input table ("tied"), its own ("untied"), or
-        absent from these files ("none", an encoder)."""
+        """Whether the output layer is the input table ("tied"), its own ("untied"),
+        absent from these files ("none"), or the table is the whole model ("static")."""
         names = self._shards if self._shards is not None else self._entries
-        return head_kind(dict.fromkeys(names), self._embed_key, self.config.family, self.config.tie)
+        family = "static" if self.static else self.config.family
+        return head_kind(dict.fromkeys(names), self._embed_key, family, self.config.tie)
 
     @property
     def weights_bytes(self) -> int:
@@ -242,6 +278,8 @@ class ProjectModel:
         if stage == "before" and kind == "recreated" and init is not None:
             return RecreatedTable(*self.table_shape, std=init.std, seed=RECREATED_SEED)
         try:
+            if stage == "after" and self.static and not self.static.plain:
+                return read_static(self.static)
             if stage == "after":
                 return EmbeddingTable.from_safetensors(self._embed_file, self._embed_key)
             return EmbeddingTable.from_safetensors(self.path / BEFORE_FILE)
@@ -250,9 +288,9 @@ class ProjectModel:
 
     @property
     def embedding_parameters(self) -> int:
-        """V x d of the input table."""
+        """V x d of the input table (a static model's stored rows x d: IDs may share a row)."""
         rows, dim = self.table_shape
-        return rows * dim
+        return (self.static.rows if self.static else rows) * dim
 
     @property
     def total_parameters(self) -> int:
@@ -288,6 +326,8 @@ class TableShape:
     head: HeadKind
     weights_bytes: int
     before: BeforeKind
+    rows: int  # rows stored: fewer than `vocab` where a static model's IDs share rows
+    disagreements: tuple[Disagreement, ...] = ()
 
     @property
     def share(self) -> float:
@@ -307,6 +347,8 @@ def table_shape(model: ProjectModel) -> TableShape:
         head=model.head,
         weights_bytes=model.weights_bytes,
         before=model.before_kind,
+        rows=model.static.rows if model.static else vocab,
+        disagreements=tuple(model.disagreements),
     )
 
 

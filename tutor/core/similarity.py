@@ -24,12 +24,14 @@ class SimilarityError(Refusal):
 
 @dataclass(frozen=True, slots=True)
 class Neighbour:
-    """One neighbour; tokens with equal scores share a rank (1, 1, 3, ...)."""
+    """One neighbour; tokens with equal scores share a rank (1, 1, 3, ...). `reserved`
+    marks a special token or placeholder (only ID and one-hot lists show them)."""
 
     piece: str
     id: int
     score: float
     rank: int
+    reserved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +102,9 @@ def _cosine_keys(table: EmbeddingTable, query: np.ndarray, k: int, valid: np.nda
 def _neighbours(
     model: ProjectModel, ids: np.ndarray, ranks: np.ndarray, scores: np.ndarray
 ) -> list[Neighbour]:
+    reserved = model.scheme.reserved_ids
     return [
-        Neighbour(model.scheme.id_to_piece(int(i)), int(i), float(s), int(r))
+        Neighbour(model.scheme.id_to_piece(int(i)), int(i), float(s), int(r), int(i) in reserved)
         for i, r, s in zip(ids, ranks, scores, strict=True)
     ]
 
@@ -112,13 +115,14 @@ def _check_k(k: int) -> None:
 
 
 def nearest(
-    model: ProjectModel, piece: str, scheme: NeighbourScheme, k: int = 5
+    model: ProjectModel, piece: str, scheme: NeighbourScheme, k: int = 5, exact: bool = False
 ) -> NeighbourResult:
-    """The k tokens nearest to `piece` under one scheme (the token itself excluded).
+    """The k tokens nearest to `piece` (a typed word; the exact vocabulary entry when
+    `exact`) under one scheme, the token itself excluded.
 
     id: |id difference| (smaller is nearer); onehot: Euclidean distance between one-hot
-    vectors; before/after: cosine in the table (bigger is nearer, special tokens excluded,
-    since their rows say nothing about usage).
+    vectors; before/after: cosine in the table (bigger is nearer, special tokens and
+    placeholders excluded, since their rows say nothing about usage).
     """
     _check_k(k)
     if scheme not in NEIGHBOUR_SCHEMES:
@@ -128,7 +132,7 @@ def nearest(
             scheme=scheme,
             choices=", ".join(NEIGHBOUR_SCHEMES),
         )
-    token_id = model.scheme.single_id(piece)
+    token_id = model.scheme.single_id(piece, exact)
     n = model.scheme.vocab_size
     valid = np.ones(n, dtype=bool)
     valid[token_id] = False
@@ -144,7 +148,7 @@ def nearest(
         sign = 1.0
     else:
         table = model.table(scheme)
-        valid[list(model.scheme.special_ids)] = False
+        valid[list(model.scheme.reserved_ids)] = False
         keys = _cosine_keys(table, table.lookup([token_id])[0], k, valid)
         sign = -1.0
     ids, ranks, tie_count = _top_k(keys, valid, k)
@@ -158,25 +162,31 @@ def nearest(
 
 
 def similarity(
-    model: ProjectModel, pieces: Sequence[str], stage: Stage = "after"
+    model: ProjectModel, pieces: Sequence[str], stage: Stage = "after", exact: bool = False
 ) -> tuple[list[str], np.ndarray]:
     """Cosine matrix of the pieces' rows; each piece must be one token."""
-    ids = [model.scheme.single_id(p) for p in pieces]
+    ids = [model.scheme.single_id(p, exact) for p in pieces]
     return list(pieces), cosine_matrix(model.table(stage).lookup(ids))
 
 
 def analogy(
-    model: ProjectModel, a: str, b: str, c: str, stage: Stage = "after", k: int = 5
+    model: ProjectModel,
+    a: str,
+    b: str,
+    c: str,
+    stage: Stage = "after",
+    k: int = 5,
+    exact: bool = False,
 ) -> list[Neighbour]:
     """Tokens nearest (cosine) to row(a) - row(b) + row(c); a, b, c and specials excluded."""
     _check_k(k)
-    ids = [model.scheme.single_id(p) for p in (a, b, c)]
+    ids = [model.scheme.single_id(p, exact) for p in (a, b, c)]
     table = model.table(stage)
     rows = table.lookup(ids)
     query = rows[0] - rows[1] + rows[2]
     valid = np.ones(model.scheme.vocab_size, dtype=bool)
     valid[ids] = False
-    valid[list(model.scheme.special_ids)] = False
+    valid[list(model.scheme.reserved_ids)] = False
     keys = _cosine_keys(table, query, k, valid)
     chosen, ranks, _ = _top_k(keys, valid, k)
     return _neighbours(model, chosen, ranks, -keys[chosen])

@@ -13,9 +13,9 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from tokenizers import Tokenizer
@@ -34,6 +34,14 @@ _ESCAPED_RUN = re.compile("[\udc80-\udcff]+")
 # a SentencePiece byte-fallback piece (Llama 2, Mistral, Gemma): one raw byte
 _FALLBACK_BYTE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# placeholders and specials by name: BERT's [unusedN] and [PAD]/[CLS]/[SEP]/[MASK], Gemma's
+# <unusedN>, T5's <extra_id_N>, Llama 3's <|reserved_special_token_N|>, <pad>, <mask>, <s> ...
+_RESERVED = re.compile(
+    r"\[(?:unused\d+|PAD|UNK|CLS|SEP|MASK)\]|<(?:unused\d+|extra_id_\d+|pad|unk|mask|s|/s)>"
+    r"|<\|[^|]*\|>"
+)
+# a word-start mark (SentencePiece's ▁, GPT-2's Ġ) or a byte piece: vocabulary notation
+_PIECE_NOTATION = re.compile(r"[▁Ġ]|<0x[0-9A-Fa-f]{2}>|<[0-9A-F]{2}(?: [0-9A-F]{2})*>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +54,7 @@ class Token:
     end: int
 
 
+METASPACE = "▁"  # SentencePiece's space, which starts a word
 QUOTE_CHARS = 40  # an error message quotes at most this many characters of the input
 
 
@@ -118,20 +127,50 @@ class Scheme(ABC):
         replaced)."""
         return text[token.start : token.end].encode("utf-8")
 
-    def single_id(self, piece: str) -> int:
-        """The id of `piece` if it is one token; otherwise say what it becomes.
+    @property
+    def reserved_ids(self) -> frozenset[int]:
+        """Special tokens and placeholders ([unusedN], <pad>, [MASK] ...): rows that say
+        nothing about how words are used, left out of every cosine neighbour list."""
+        return self.special_ids
 
-        Learners type words; whether a word is one row of the table is the point of the
-        lesson, so the error names the pieces instead of silently using the first one.
+    # whether a word typed alone is spelled differently at the start of a word ("▁cat",
+    # "Ġcat") than inside one ("cat"); False where a piece is the same wherever it stands
+    marks_word_starts: bool = False
+
+    def word_forms(self, word: str) -> tuple[str, ...]:
+        """How `word` is tried, in order, as the text a person types: at the start of a
+        word in running text first."""
+        return (word,)
+
+    def spelled_as_piece(self, text: str) -> bool:
+        """Whether `text` is written in the vocabulary's own notation (a word-start mark,
+        byte pieces, a placeholder's or special token's name), so it can only mean that
+        exact entry."""
+        notation = _PIECE_NOTATION.search(text) or _RESERVED.fullmatch(text)
+        return bool(notation) or text.startswith(" ")
+
+    def single_id(self, piece: str, exact: bool = False) -> int:
+        """The id of the word a person typed if it is one token; otherwise say what it becomes.
+
+        A typed word means what the tokenizer makes of it at the start of a word: `cat` is
+        `▁cat` or `Ġcat` in a vocabulary that marks word starts, never its mid-word piece.
+        `exact` asks for the vocabulary entry spelled `piece` instead. Learners type words;
+        whether a word is one row of the table is the point of the lesson, so the error names
+        the pieces instead of silently using the first one.
         """
         if not piece:
             raise TokenizeError("an empty string is not a token", "empty_token")
-        found = self.piece_to_id(piece)
-        if found is not None:
-            return found
+        if exact:
+            return self.exact_id(piece)
+        if not self.marks_word_starts or self.spelled_as_piece(piece):
+            found = self.piece_to_id(piece)
+            if found is not None:
+                return found
+        for form in self.word_forms(piece):
+            tokens = self.encode(form)
+            if len(tokens) == 1 and tokens[0].id not in self.special_ids:
+                return tokens[0].id
         tokens = self.encode(piece)
-        if len(tokens) == 1 and tokens[0].id not in self.special_ids:
-            return tokens[0].id
         if len(tokens) == 1:
             raise TokenizeError(
                 f"{quoted(piece)} is not in the vocabulary of {self.name}: "
@@ -150,6 +189,18 @@ class Scheme(ABC):
             scheme=self.name,
             pieces=pieces,
         )
+
+    def exact_id(self, piece: str) -> int:
+        """The id of the vocabulary entry spelled exactly `piece` (`--piece`)."""
+        found = self.piece_to_id(piece) if piece else None
+        if found is None:
+            raise TokenizeError(
+                f"{quoted(piece)} is not an entry of the vocabulary of {self.name}",
+                "no_such_piece",
+                piece=piece,
+                scheme=self.name,
+            )
+        return found
 
 
 class CodepointScheme(Scheme):
@@ -224,16 +275,34 @@ def _part(component: object) -> dict:
     return json.loads(component.__getstate__())  # type: ignore[attr-defined]
 
 
-def _is_byte_level(tokenizer: Tokenizer) -> bool:
-    def has_byte_level(node: object) -> bool:
-        if not isinstance(node, dict):
-            return False
-        if node.get("type") == "ByteLevel":
-            return True
-        return any(has_byte_level(child) for child in node.get("pretokenizers") or [])
+def _has_part(node: object, found: Callable[[dict], bool]) -> bool:
+    """Whether a tokenizer part's JSON, or any part nested in it (a Sequence), is `found`."""
+    if isinstance(node, list):
+        return any(_has_part(child, found) for child in node)
+    if not isinstance(node, dict):
+        return False
+    return found(node) or any(_has_part(child, found) for child in node.values())
 
-    return has_byte_level(_part(tokenizer.pre_tokenizer)) or has_byte_level(
-        _part(tokenizer.decoder)
+
+def _is_byte_level(tokenizer: Tokenizer) -> bool:
+    def byte_level(part: dict) -> bool:
+        return part.get("type") == "ByteLevel"
+
+    return _has_part(_part(tokenizer.pre_tokenizer), byte_level) or _has_part(
+        _part(tokenizer.decoder), byte_level
+    )
+
+
+def _is_metaspace(tokenizer: Tokenizer) -> bool:
+    """SentencePiece's convention: a space is "▁", and a word starts with it (Llama 2,
+    Mistral, T5, XLM-R), by a Metaspace pre-tokenizer or a normaliser that prepends it."""
+
+    def metaspace(part: dict) -> bool:
+        kind = part.get("type")
+        return kind == "Metaspace" or (kind == "Prepend" and part.get("prepend") == METASPACE)
+
+    return _has_part(_part(tokenizer.normalizer), metaspace) or _has_part(
+        _part(tokenizer.pre_tokenizer), metaspace
     )
 
 
@@ -253,6 +322,8 @@ class TokenizerScheme(Scheme):
 
     def __init__(self, name: str, tokenizer: Tokenizer) -> None:
         self.byte_level = _is_byte_level(tokenizer)
+        self.metaspace = _is_metaspace(tokenizer)
+        self.marks_word_starts = self.byte_level or self.metaspace
         self.byte_fallback, unk = _model_fields(tokenizer)
         # Changed only where it differs: a tokenizer shared by several schemes (see
         # `load_scheme`) may be encoding in another thread, and is already set right.
@@ -277,6 +348,27 @@ class TokenizerScheme(Scheme):
         # was three quarters of encoding a 2,000-character paste
         self._pieces: dict[int, str] = {}
 
+    @cached_property
+    def reserved_ids(self) -> frozenset[int]:
+        """Every added special token, the unknown token, and the entries named like a
+        placeholder or a special token ([unused12], <unused3>, <extra_id_0>, [PAD], <pad>,
+        [MASK]) even where the file does not mark them special (one pass over the
+        vocabulary, on the first neighbour list)."""
+        named = (
+            id
+            for piece, id in self._tok.get_vocab(with_added_tokens=True).items()
+            if _RESERVED.fullmatch(piece)
+        )
+        return self.special_ids | frozenset(named)
+
+    def word_forms(self, word: str) -> tuple[str, ...]:
+        """A byte-level vocabulary spells a word after a space ("Ġcat") apart from the same
+        word at the very start of the text ("cat"): the first is how words run in text."""
+        return (" " + word, word) if self.byte_level else (word,)
+
+    def spelled_as_piece(self, text: str) -> bool:
+        return text in self._added.values() or super().spelled_as_piece(text)
+
     def encode(self, text: str) -> list[Token]:
         _check_text(text)
         enc = self._tok.encode(text, add_special_tokens=False)
@@ -286,13 +378,18 @@ class TokenizerScheme(Scheme):
         ]
 
     def token_bytes(self, token: Token, text: str) -> bytes:
-        """Exact for byte pieces: a byte-level token's own bytes, and a byte-fallback piece
-        <0xE9> is the one byte E9 (the three pieces of 龙 cover the same character)."""
+        """Each token's own bytes: a byte-level token's, a byte-fallback piece <0xE9> is the
+        one byte E9 (the three pieces of 龙 cover the same character), and a SentencePiece
+        piece is its spelling with "▁" as a space."""
         if self.byte_level:
             return piece_bytes(token.piece)
         fallback = _FALLBACK_BYTE.fullmatch(token.piece) if self.byte_fallback else None
         if fallback and token.id not in self._added:
             return bytes.fromhex(fallback[1])
+        if self.metaspace and token.id not in self._added and token.id != self._unk_id:
+            # its own spelling, "▁" being a space: a "▁" the normaliser put before 猫 does
+            # not stand for 猫's bytes
+            return token.piece.replace(METASPACE, " ").encode("utf-8")
         return super().token_bytes(token, text)
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -330,7 +427,8 @@ class TokenizerScheme(Scheme):
         if not self.byte_level or piece in self._added.values():
             return self._tok.token_to_id(piece)
         spelled = "".join(_byte_to_unicode()[b] for b in piece_bytes(piece))
-        return self._tok.token_to_id(spelled)
+        found = self._tok.token_to_id(spelled)
+        return self._tok.token_to_id(piece) if found is None else found  # "Ġcat" as typed
 
 
 class SegmentedScheme(TokenizerScheme):

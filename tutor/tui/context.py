@@ -6,6 +6,7 @@ module depends only on this file and the core, never on the screens around it.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Protocol, cast
 from tutor.content.prose import fill_fact_refs
 from tutor.progress.store import ProgressStore, default_data_dir
 from tutor.words.i18n import Lang, t
+
+COMPARE_MODEL_ENV = "TUTOR_COMPARE_MODEL"  # a real model shown beside the lesson's
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -60,11 +63,22 @@ class TutorContext:
     remote: bool = False  # served over SSH: the progress file's path means nothing there
     open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
     models: ModelAccess = field(init=False)
+    # widgets that show a real model beside the lesson's (`beside: true`): the lesson's
+    # model, and the real one (`--model DIR`, or TUTOR_COMPARE_MODEL), None when neither
+    lesson_models: ModelAccess = field(init=False)
+    beside_models: ModelAccess | None = field(init=False)
     # kinds of save (tutor.tui.screens.saving) whose last try failed: told once, not per try
     failing_saves: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.models = ModelAccess(self.model_dir)
+        compare = os.environ.get(COMPARE_MODEL_ENV, "").strip()
+        if compare:
+            self.lesson_models, self.beside_models = self.models, ModelAccess(Path(compare))
+        elif self.model_dir is not None:  # the opened model goes beside the lesson's own
+            self.lesson_models, self.beside_models = ModelAccess(None), self.models
+        else:
+            self.lesson_models, self.beside_models = self.models, None
 
     @property
     def index(self) -> ContentIndex:

@@ -68,6 +68,11 @@ def model_error(ctx: Says, error: Exception) -> str:
     return ctx.t("model.error", error=say(ctx, error))
 
 
+def disagreement(ctx: Says, field: str, config: int, weights: int) -> str:
+    """A config.json size the weights do not have (tutor.core.model.Disagreement)."""
+    return ctx.t("model.disagrees", field=field, config=f"{config:,}", weights=f"{weights:,}")
+
+
 def say_or_model_error(ctx: Says, error: Exception) -> str:
     """A refusal of what the learner asked, as `say` puts it; any other error (a missing
     or broken model) says the model cannot be opened."""

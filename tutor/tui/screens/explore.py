@@ -27,7 +27,7 @@ from tutor.tui.context import tutor_context
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.keybar import KeyBar, typing_into
-from tutor.words.refusals import say_or_model_error
+from tutor.words.refusals import disagreement, say_or_model_error
 
 if TYPE_CHECKING:
     from tutor.core.model import BeforeKind, ProjectModel, TableShape
@@ -49,6 +49,7 @@ class TokenView:
     tokens: list[Token]
     bytes_of: list[str]  # each token's bytes in hex
     distinct: list[str]  # distinct non-special pieces, in order of appearance
+    reserved: frozenset[int]  # the text's special tokens and placeholders, marked in the list
 
 
 def token_view(model: ProjectModel, text: str) -> TokenView:
@@ -58,7 +59,22 @@ def token_view(model: ProjectModel, text: str) -> TokenView:
     distinct = list(
         dict.fromkeys(t.piece for t in tokens if t.id not in scheme.special_ids and t.piece)
     )
-    return TokenView(tokens, [hex_bytes(data) for data in raw], distinct)
+    reserved = frozenset(t.id for t in tokens) & scheme.reserved_ids
+    return TokenView(tokens, [hex_bytes(data) for data in raw], distinct, reserved)
+
+
+def example_text(model: ProjectModel, lang: str) -> str:
+    """The example in the interface's language, unless the model's vocabulary reads the
+    other one better (less of it becomes [UNK] or another special token): an English
+    model gets English."""
+    scheme = model.scheme
+
+    def unknown(text: str) -> float:
+        tokens = scheme.encode(text)
+        return sum(t.end - t.start for t in tokens if t.id in scheme.special_ids) / len(text)
+
+    other = next(text for language, text in DEFAULT_TEXT.items() if language != lang)
+    return other if unknown(other) < unknown(DEFAULT_TEXT[lang]) else DEFAULT_TEXT[lang]
 
 
 def hex_bytes(data: bytes) -> str:
@@ -76,7 +92,9 @@ class NeighbourView:
 def neighbour_view(model: ProjectModel, piece: str) -> NeighbourView:
     from tutor.core.similarity import nearest
 
-    return NeighbourView(nearest(model, piece, "after", K), nearest(model, piece, "id", K))
+    return NeighbourView(
+        nearest(model, piece, "after", K, exact=True), nearest(model, piece, "id", K, exact=True)
+    )
 
 
 def analogy_view(model: ProjectModel, text: str) -> list[Neighbour] | None:
@@ -134,15 +152,18 @@ class ExploreScreen(Screen[None]):
     def help_title(self) -> str:
         return tutor_context(self).t("explore.title")
 
-    def compose(self) -> ComposeResult:
+    def _header(self, static: bool = False) -> Content:
+        """The title and the model's name; a static embedding model says it is one."""
         ctx = tutor_context(self)
         name = ctx.model_dir.name if ctx.model_dir else ctx.t("explore.shipped")
-        yield Static(
-            Content.assemble(
-                (ctx.t("explore.title"), "bold"), " · ", ctx.t("explore.model", name=name)
-            ),
-            id="page-header",
+        kind = [" · ", ctx.t("explore.static")] if static else []
+        return Content.assemble(
+            (ctx.t("explore.title"), "bold"), " · ", ctx.t("explore.model", name=name), *kind
         )
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        yield Static(self._header(), id="page-header")
         with Bench(id="explore-body"):
             yield Static(ctx.t("model.loading"), id="shapes")
             yield Static(Content.styled(ctx.t("explore.text"), "bold"), classes="caption")
@@ -161,6 +182,14 @@ class ExploreScreen(Screen[None]):
         self._ask("shapes", self._shape_of, self._show_shapes)
         self._ask_tokens(self.query_one("#text", Input).value)
         self.query_one("#text", Input).focus()
+        lang = tutor_context(self).lang
+        self._ask("example", lambda model: example_text(model, lang), self._show_example)
+
+    def _show_example(self, text: str) -> None:
+        """The example follows the model's vocabulary, unless the learner has typed."""
+        field = self.query_one("#text", Input)
+        if field.value == DEFAULT_TEXT[tutor_context(self).lang]:
+            field.value = text
 
     # the one way this screen computes ---------------------------------------
 
@@ -185,7 +214,12 @@ class ExploreScreen(Screen[None]):
         self.query_one("#explore-body", Bench).ask(answer, shown, topic=kind)
 
     def _show_error(self, kind: str, error: Exception) -> None:
-        target = {"tokens": "#tokens", "neighbours": "#neighbours", "shapes": "#shapes"}
+        target = {
+            "tokens": "#tokens",
+            "example": "#tokens",
+            "neighbours": "#neighbours",
+            "shapes": "#shapes",
+        }
         text = say_or_model_error(tutor_context(self), error)
         self.query_one(target.get(kind, "#analogy-out"), Static).update(
             Content.styled(text, "bold $text-error")
@@ -211,11 +245,15 @@ class ExploreScreen(Screen[None]):
             params=f"{shape.table_parameters:,}",
             total=f"{shape.total_parameters:,}",
             share=f"{shape.share:.1%}",
-            head=ctx.t(f"explore.head.{shape.head}"),
+            head=ctx.t(f"explore.head.{shape.head}", rows=f"{shape.rows:,}"),
             size=f"{shape.weights_bytes / 2**20:,.1f} MB",
             before=ctx.t(f"explore.before.{shape.before}"),
         )
+        for differs in shape.disagreements:
+            text += "\n" + disagreement(ctx, differs.field, differs.config, differs.weights)
         self.query_one("#shapes", Static).update(Content(text))
+        if shape.head == "static":
+            self.query_one("#page-header", Static).update(self._header(static=True))
 
     # tokens ------------------------------------------------------------------
 
@@ -228,13 +266,15 @@ class ExploreScreen(Screen[None]):
 
     def _show_tokens(self, view: TokenView) -> None:
         ctx = tutor_context(self)
+        mark = " " + ctx.t("explore.reserved")
         rows = [
-            [str(n), str(t.id), repr(t.piece), data]
+            [str(n), str(t.id), repr(t.piece) + (mark if t.id in view.reserved else ""), data]
             for n, (t, data) in enumerate(zip(view.tokens, view.bytes_of, strict=True))
         ]
         headers = ["#", "id", ctx.t("explore.col.piece"), ctx.t("explore.col.bytes")]
         shown = columns(headers, rows[:SHOWN_TOKENS])
-        lines = [ctx.t("explore.tokens", count=len(rows)), shown]
+        count = "explore.tokens_one" if len(rows) == 1 else "explore.tokens"
+        lines = [ctx.t(count, count=len(rows)), shown]
         if len(rows) > SHOWN_TOKENS:
             lines.append(ctx.t("explore.more", count=len(rows) - SHOWN_TOKENS))
         self.query_one("#tokens", Static).update(Content("\n".join(lines)))
@@ -260,7 +300,8 @@ class ExploreScreen(Screen[None]):
     def _show_neighbours(self, view: NeighbourView) -> None:
         ctx = tutor_context(self)
         cosine = [f"{n.piece!r} {n.id} {n.score:.3f}" for n in view.by_cosine.neighbours]
-        by_id = [f"{n.piece!r} {n.id}" for n in view.by_id.neighbours]
+        mark = " " + ctx.t("explore.reserved")
+        by_id = [f"{n.piece!r} {n.id}{mark if n.reserved else ''}" for n in view.by_id.neighbours]
         rows = [list(pair) for pair in zip(cosine, by_id, strict=False)]
         title = ctx.t("explore.neighbours_of", piece=view.by_cosine.piece, id=view.by_cosine.id)
         table = columns([ctx.t("explore.by_cosine"), ctx.t("explore.by_id")], rows)

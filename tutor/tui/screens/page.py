@@ -175,8 +175,15 @@ class PageScreen(SavesProgress):
             before = before_kind_of(ctx.model_dir)
         except (HFError, OSError):
             before = "none"  # the widgets say what is wrong with the directory
+        space = "" if ctx.lang == "zh" else " "
         if before != "saved":
-            note += ("" if ctx.lang == "zh" else " ") + ctx.t(f"page.model_note.before.{before}")
+            note += space + ctx.t(f"page.model_note.before.{before}")
+        beside = any(
+            getattr(getattr(block, "config", None), "beside", False)
+            for block in self.page.body_blocks
+        )
+        if beside and ctx.beside_models is ctx.models:  # the opened model goes beside
+            note += space + ctx.t("page.model_note.beside", name=ctx.model_dir.name)
         return Content.styled(note, "italic $text-warning")
 
     @property

@@ -17,12 +17,14 @@ from textual.widgets import Button, Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
+from tutor.tui.widgets.beside import BesideAnswer, ask_beside, beside_lines, beside_view
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice, started_text
 from tutor.words.refusals import say_or_model_error
 
 if TYPE_CHECKING:
     from tutor.content.widgets import AnalogyWidget
+    from tutor.core.model import ProjectModel
     from tutor.core.similarity import Neighbour
 
 STAGES = ["after", "before"]  # the model trained, then at its random start
@@ -36,12 +38,16 @@ class Solved:
     error: str = ""
 
 
-def solve(ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int) -> Solved:
-    """a − b + c's nearest rows in the stage's table, or why not (in a worker)."""
+def solve(
+    ctx: TutorContext, terms: tuple[str, str, str], stage: str, k: int, beside: bool = False
+) -> Solved:
+    """a − b + c's nearest rows in the stage's table, or why not (in a worker); on the
+    lesson's own model where a real one is shown `beside`."""
     from tutor.core.similarity import analogy
 
+    models = ctx.lesson_models if beside else ctx.models
     try:
-        return Solved(terms, stage, analogy(ctx.models.get(), *terms, stage=stage, k=k))
+        return Solved(terms, stage, analogy(models.get(), *terms, stage=stage, k=k))
     except (ValueError, OSError) as exc:
         return Solved(terms, stage, [], say_or_model_error(ctx, exc))
 
@@ -62,6 +68,7 @@ class AnalogyDemo(Asking, Vertical):
         self.error = ""
         self.terms = (config.a, config.b, config.c)
         self.stage = "after"
+        self.beside: BesideAnswer | None = None
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -76,6 +83,8 @@ class AnalogyDemo(Asking, Vertical):
         index = started_choice(self, "stage", STAGES)
         yield ChoiceBar(STAGES, stages, index=index, id="stage")
         yield Static(ctx.t("working"), id="result")
+        if self.config.beside:
+            yield Static(id="beside")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.compute)
@@ -88,14 +97,26 @@ class AnalogyDemo(Asking, Vertical):
             return
         terms = tuple(self.query_one(f"#{name}", Input).value.strip() for name in "abc")
         stage = self.query_one("#stage", ChoiceBar).value
-        ctx, k = tutor_context(self), self.config.k
+        ctx, k, beside = tutor_context(self), self.config.k, self.config.beside
         question = (terms[0], terms[1], terms[2])
-        self.ask(lambda: solve(ctx, question, stage, k), self._solved)
+        self.ask(lambda: solve(ctx, question, stage, k, beside), self._solved)
+        if beside:  # its own topic: the lesson's answer never waits for a big model
+
+            def real(model: ProjectModel) -> list[Neighbour]:
+                from tutor.core.similarity import analogy
+
+                return analogy(model, *question, k=k)
+
+            self.ask(lambda: ask_beside(ctx, real), self._beside, topic="beside")
 
     def _solved(self, solved: Solved) -> None:
         self.terms, self.stage = solved.terms, solved.stage
         self.found, self.error = solved.found, solved.error
         self.query_one("#result", Static).update(self._view())
+
+    def _beside(self, answer: BesideAnswer | None) -> None:
+        self.beside = answer
+        self.query_one("#beside", Static).update(beside_view(tutor_context(self), answer))
 
     def _lines(self) -> list[str]:
         ctx = tutor_context(self)
@@ -113,4 +134,5 @@ class AnalogyDemo(Asking, Vertical):
         return Content.assemble((head + "\n", "bold"), (body, style))
 
     def plain_text(self) -> str:
-        return "\n".join(self._lines())
+        beside = beside_lines(tutor_context(self), self.beside) if self.config.beside else []
+        return "\n".join([*self._lines(), *beside])

@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
+from tutor.tui.widgets.beside import BesideAnswer, ask_beside, beside_lines, beside_view
 from tutor.tui.widgets.choice import ChoiceBar
 from tutor.tui.widgets.field import started_choice, started_text
 from tutor.tui.widgets.update import update_in_place
@@ -27,7 +28,8 @@ from tutor.words.refusals import model_error, say
 
 if TYPE_CHECKING:
     from tutor.content.widgets import NeighboursWidget
-    from tutor.core.similarity import NeighbourResult
+    from tutor.core.model import ProjectModel
+    from tutor.core.similarity import Neighbour, NeighbourResult
 
 
 def side_by_side(headers: list[str], columns: list[list[str]]) -> Content:
@@ -65,13 +67,14 @@ class SchemeAnswer:
 
 
 def find_neighbours(
-    ctx: TutorContext, token: str, schemes: list[str], k: int
+    ctx: TutorContext, token: str, schemes: list[str], k: int, beside: bool = False
 ) -> list[SchemeAnswer]:
-    """Each scheme's neighbours of `token`, or why there are none (in a worker)."""
+    """Each scheme's neighbours of `token`, or why there are none (in a worker); on the
+    lesson's own model where a real one is shown `beside`."""
     from tutor.core.similarity import nearest
 
     try:
-        model = ctx.models.get()
+        model = (ctx.lesson_models if beside else ctx.models).get()
     except (ValueError, OSError) as exc:
         error = model_error(ctx, exc)
         return [SchemeAnswer(scheme, None, error) for scheme in schemes]
@@ -97,6 +100,7 @@ class NeighboursPanel(Asking, Vertical):
         self.config = config
         self.token = config.tokens[0]
         self.answers: list[SchemeAnswer] = []
+        self.beside: BesideAnswer | None = None
 
     def compose(self) -> ComposeResult:
         ctx, tokens = tutor_context(self), self.config.tokens
@@ -108,6 +112,8 @@ class NeighboursPanel(Asking, Vertical):
         yield Static(id="heading")
         yield Static(id="table")
         yield Static(id="notes")
+        if self.config.beside:
+            yield Static(id="beside")
 
     def least_lines(self, width: int) -> int:
         """The token choices, the framed field and, answered, a line per neighbour."""
@@ -129,7 +135,16 @@ class NeighboursPanel(Asking, Vertical):
     def ask_about(self, token: str) -> None:
         self.token = token
         ctx, schemes, k = tutor_context(self), list(self.config.schemes), self.config.k
-        self.ask(lambda: find_neighbours(ctx, token, schemes, k), self._answered)
+        beside = self.config.beside
+        self.ask(lambda: find_neighbours(ctx, token, schemes, k, beside), self._answered)
+        if beside:  # its own topic: the lesson's answer never waits for a big model
+
+            def real(model: ProjectModel) -> list[Neighbour]:
+                from tutor.core.similarity import nearest
+
+                return nearest(model, token, "after", k).neighbours
+
+            self.ask(lambda: ask_beside(ctx, real), self._beside, topic="beside")
         if self.pending:
             self.set_timer(WORKING_AFTER_S, self._say_working)
 
@@ -142,6 +157,11 @@ class NeighboursPanel(Asking, Vertical):
     def _answered(self, answers: list[SchemeAnswer]) -> None:
         self.answers = answers
         self._show()
+
+    def _beside(self, answer: BesideAnswer | None) -> None:
+        self.beside = answer
+        beside = self.query_one("#beside", Static)
+        update_in_place(beside, beside_view(tutor_context(self), answer))
 
     def _show(self) -> None:
         ctx = tutor_context(self)
@@ -228,4 +248,6 @@ class NeighboursPanel(Asking, Vertical):
         for answer in self.answers:
             label = ctx.t(f"nb.scheme.{answer.scheme}")
             lines.append(f"{label}: " + "; ".join(self._column(answer)))
-        return "\n".join([f"{ctx.t('nb.token')}: {self.token}", *lines, *self._notes()])
+        beside = beside_lines(ctx, self.beside) if self.config.beside else []
+        head = f"{ctx.t('nb.token')}: {self.token}"
+        return "\n".join([head, *lines, *self._notes(), *beside])
