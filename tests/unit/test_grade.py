@@ -39,12 +39,13 @@ ROW, LOOKUP, LEARNED, POSITION, CONTEXT, BOUND = (
     "context-free",
     "bound-partners",
 )
-BIG, CLOSE, RETRAIN, FOLLOWS, SWAP = (
+BIG, CLOSE, RETRAIN, FOLLOWS, SWAP, MIX = (
     "bigger-id-matters",
     "close-ids-close-meaning",
     "training-changes-ids",
     "vector-follows-context",
     "swap-tokenizer",
+    "onehot-mixes-rows",
 )
 
 PARAPHRASE_ZH = (
@@ -87,9 +88,9 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     # misconception statements
     ("ID 越大的 token 越重要", set(), {BIG}),
     ("编号大的词对模型更关键，因为它是行号", set(), {BIG}),
-    ("猫和狗的 ID 相近，说明它们意思相近", set(), set()),  # across clauses: not caught
+    ("猫和狗的 ID 相近，说明它们意思相近", set(), {CLOSE}),  # over two clauses of a sentence
     ("ID 相近的 token 意思也相近", set(), {CLOSE}),
-    ("ID 挨得近的词，语义上也接近", set(), set()),
+    ("ID 挨得近的词，语义上也接近", set(), {CLOSE}),
     ("编号相邻的词意思差不多，向量也靠近", set(), {CLOSE}),
     ("训练会把 ID 调整到更合适的编号", set(), {RETRAIN}),
     ("训练时会不断更新 ID 和表里的数", set(), {RETRAIN}),
@@ -325,6 +326,7 @@ def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> 
         "evidence": "ID 只是行号",
         "denied": False,
         "contradicted_by": "",
+        "status": "met",
     }
     assert {"id", "matched"} <= set(dumped["misconceptions"][0])
     assert [c["id"] for c in dumped["claims"]] == [c.id for c in summary_rubric.claims]
@@ -333,7 +335,7 @@ def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> 
 def test_a_text_question_is_graded_on_its_own_claims(lesson: Lesson) -> None:
     rubric = rubric_for(lesson, Q5)
     assert [claim.id for claim in rubric.claims] == [ROW, LOOKUP, LEARNED, POSITION]
-    assert {m.id for m in rubric.misconceptions} == {BIG, CLOSE, RETRAIN, FOLLOWS, SWAP}
+    assert {m.id for m in rubric.misconceptions} == {BIG, CLOSE, RETRAIN, FOLLOWS, SWAP, MIX}
     wrong = grade(rubric, "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。")
     assert wrong.met == [] and not wrong.complete
     right = grade(rubric, PARAPHRASE_ZH)
