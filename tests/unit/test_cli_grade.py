@@ -28,7 +28,7 @@ def test_json_names_every_claim_and_misconception(capsys: pytest.CaptureFixture[
         ("meaning-in-position", False),
     ]
     assert graded["claims"][0]["evidence"] == "ID 不是行号"
-    assert len(graded["misconceptions"]) == 5
+    assert len(graded["misconceptions"]) == 6
     assert not any(m["matched"] for m in graded["misconceptions"])
 
 
@@ -79,8 +79,8 @@ def test_a_misconception_clause_is_no_claim_s_evidence(
     text = "查表得到的向量会随上下文变化。ID 只是行号。"
     assert main(["grade", "embedding", "explain-embedding", "--text", text]) == 0
     out = capsys.readouterr().out
-    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    「ID 只是行号」\n" in out
-    assert "✗ onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n✗ " in out
+    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    找到：「ID 只是行号」\n" in out
+    assert "· onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n· " in out
     assert "! vector-follows-context: 同一个 token 的向量随上下文变\n    「查表得到的" in out
     assert out.count("「查表得到的向量会随上下文变化」") == 1
     assert out.rstrip().endswith("1 / 4")

@@ -446,3 +446,119 @@ def test_a_number_is_shown_at_the_question_s_precision() -> None:
     assert shown_number(1.414, 0.005) == "1.414"
     assert shown_number(248_320, 0) == "248,320"
     assert shown_number(3.7, 1) == "4"
+
+
+# The cases a learner met (issue 21): each failed before the grader read sentences and
+# sections as they are written.
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Tokens with nearby IDs mean similar things.",
+        "If two IDs are close, the words are probably similar in meaning.",
+    ],
+)
+def test_close_ids_close_meaning_is_flagged_and_earns_no_claim(lesson: Lesson, answer: str) -> None:
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert [m.id for m in result.matched] == [CLOSE]
+    assert result.met == []
+
+
+def test_a_retraction_in_english_keeps_the_claim_that_follows_it(lesson: Lesson) -> None:
+    answer = "I used to think bigger IDs matter more, but that's wrong: an ID is just a row index."
+    result = grade(rubric_for(lesson, Q5), answer)
+    row = next(claim for claim in result.claims if claim.id == ROW)
+    assert (row.met, row.denied, row.evidence) == (True, False, "an ID is just a row index")
+    assert result.matched == []
+    assert next(m for m in result.misconceptions if m.id == BIG).status == "rejected"
+
+
+def test_a_misconception_listed_as_fixed_is_credit_and_cancels_nothing(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    texts = {"understanding": "ID 只是行号。", "misconceptions-fixed": "ID 相近的 token 意思相近。"}
+    result = grade(summary_rubric, summary_answer(summary, texts))
+    assert [claim.id for claim in result.met] == [ROW]
+    assert [m.id for m in result.fixed] == [CLOSE]
+    assert result.matched == []
+    assert all(claim.contradicted_by == "" for claim in result.claims)
+
+
+def test_remaining_questions_assert_nothing_and_are_kept_for_the_teacher(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    asked = "ID 相近的 token 意思相近吧，ID 只是行号吗，训练会改 ID"
+    result = grade(summary_rubric, summary_answer(summary, {"remaining-questions": asked}))
+    assert result.met == [] and result.matched == [] and result.fixed == []
+    assert result.questions == asked
+
+
+def test_a_summary_file_is_read_by_its_headings_in_either_language(
+    summary_rubric: Rubric,
+) -> None:
+    written = (
+        "## My Understanding\nAn ID is just a row index.\n\n"
+        "## 纠正了的误解\n- ID 越大的 token 越重要\n\n"
+        "## Remaining Questions\nDoes training change the IDs?"
+    )
+    result = grade(summary_rubric, written)
+    assert [claim.id for claim in result.met] == [ROW]
+    assert [m.id for m in result.fixed] == [BIG]
+    assert result.matched == []
+    assert result.questions == "Does training change the IDs?"
+    unheaded = grade(summary_rubric, "ID 越大的 token 越重要")  # one "understanding" section
+    assert [m.id for m in unheaded.matched] == [BIG]
+
+
+def test_one_hot_as_an_approximate_lookup_is_a_misconception_not_the_claim(
+    lesson: Lesson,
+) -> None:
+    answer = (
+        "Multiplying the one-hot vector by the table is not really a lookup, "
+        "the lookup is just a cheap approximation."
+    )
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert [m.id for m in result.matched] == [MIX]
+    lookup = next(claim for claim in result.claims if claim.id == LOOKUP)
+    assert not lookup.met and lookup.contradicted_by == MIX
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("ID 就像门牌号，门牌号大小不代表什么。", {ROW}),
+        ("token ID 就是第几排的意思。", {ROW}),
+        ("embedding 就是把那一行抽出来。", {LOOKUP}),
+        ("独热向量去乘这张表，正好抽出对应的那一排。", {LOOKUP}),
+        ("表里的数开始是随便初始化的，之后靠反向传播一点点更新。", {LEARNED}),
+        ("意思接近的 token，训练后在空间里离得近。", {POSITION}),
+        (
+            "An ID is like an address: you fetch one row of a big learnable matrix.",
+            {ROW, LOOKUP, LEARNED},
+        ),
+    ],
+)
+def test_paraphrases_without_the_rubric_s_words_are_credited(
+    lesson: Lesson, answer: str, claims: set[str]
+) -> None:
+    assert {claim.id for claim in grade(rubric_for(lesson, Q5), answer).met} == claims
+
+
+def test_a_claim_both_said_and_denied_is_undecided(summary_rubric: Rubric) -> None:
+    result = grade(summary_rubric, "ID 只是行号。ID 不是行号。")
+    row = next(claim for claim in result.claims if claim.id == ROW)
+    assert (row.met, row.denied, row.status, row.evidence) == (
+        False,
+        False,
+        "undecided",
+        "ID 只是行号",
+    )
+
+
+def test_a_misconception_only_in_a_hypothesis_is_undecided(summary_rubric: Rubric) -> None:
+    result = grade(summary_rubric, "如果 ID 越大的 token 越重要，模型就学不好")
+    big = next(m for m in result.misconceptions if m.id == BIG)
+    assert (big.matched, big.status) == (False, "undecided")

@@ -176,7 +176,7 @@ def _print_evaluation(speaker: Speaker, evaluation: Evaluation) -> None:
         ("misconceptions", evaluation.misconceptions),
     ):
         print(speaker.t(f"grade.eval.{title}"))
-        width = max(len(key) for key in scores)
+        width = max((len(key) for key in scores), default=0)
         for key, score in scores.items():
             counts = f"{score['true_positive']}/{score['false_positive']}/{score['false_negative']}"
             figures = f"{_figure(score['precision'])}  {_figure(score['recall'])}"
