@@ -181,3 +181,25 @@ def _answers() -> list[dict[str, object]]:
     from ruamel.yaml import YAML
 
     return YAML(typ="safe", pure=True).load(LABELLED.read_text(encoding="utf-8"))["answers"]
+
+
+def test_a_labelled_set_is_bounded_in_bytes_and_answers(
+    tmp_path: Path, lesson: Lesson, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tutor.content.evaluation import MAX_ANSWERS, MAX_FILE_BYTES
+
+    huge = tmp_path / "huge.yaml"
+    huge.write_bytes(b"lesson: embedding\n" + b"#" * MAX_FILE_BYTES)
+    assert main(["--lang", "en", "grade", "--eval", str(huge)]) == 2
+    err = capsys.readouterr().err
+    assert f"{huge}:1:1: more than 500,000 bytes; a labelled set holds at most 1,000" in err
+    many = tmp_path / "many.yaml"
+    marks = {n: str(held_out_by_hash(f"a{n}")).lower() for n in range(MAX_ANSWERS + 1)}
+    rows = "".join(
+        f"  - {{id: a{n}, item: summary, text: x, held_out: {mark}}}\n" for n, mark in marks.items()
+    )
+    many.write_text(f"lesson: embedding\nanswers:\n{rows}", encoding="utf-8")
+    answers, problems = read_labelled(many, {lesson.id: lesson})
+    assert answers is None
+    assert [(p.line, p.col) for p in problems] == [(2, 1)]
+    assert "at most 1000" in problems[0].message

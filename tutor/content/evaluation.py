@@ -20,9 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from tutor.content.grade import Grade, Rubric, gradable_items, grade, rubric_for
 from tutor.content.models import Lesson
 from tutor.content.problems import Problem
-from tutor.content.source import SourceFile, YamlDoc, close_to, parse_yaml, read_source, validate
+from tutor.content.source import SourceFile, YamlDoc, close_to, parse_yaml, validate
 
-MAX_ANSWERS = 5_000  # a labelled set is a few hundred answers; 5,000 grade in under a minute
+# A labelled set is a few hundred answers (the embedding lesson's: 240, 41 kB). Its YAML is
+# read under the lesson files' limits too (tutor.content.source: 10,000 values at most).
+MAX_ANSWERS = 1_000
+MAX_FILE_BYTES = 500_000  # 1,000 answers of a short summary each
 HELD_OUT_EVERY = 5  # an answer is held out when the CRC-32 of its id divides by this
 
 Part = Literal["held-out", "tuning", "all"]
@@ -72,9 +75,9 @@ def read_labelled(
 ) -> tuple[LabelledSet | None, list[Problem]]:
     """The labelled set, or its problems as `path:line:col` (bad YAML, a field out of place,
     an unknown lesson, item, claim or misconception, a duplicate id, a wrong held-out mark)."""
-    source, problem = read_source(path)
+    source, problem = _read(path)
     if source is None:
-        return None, [problem] if problem else []
+        return None, [problem]
     doc, problem = parse_yaml(source, "\n".join(source.lines), 1)
     if doc is None:
         return None, [problem] if problem else []
@@ -92,6 +95,33 @@ def read_labelled(
             )
         ]
     return labelled, _label_problems(labelled, lesson, doc, source)
+
+
+def _read(path: Path) -> tuple[SourceFile, None] | tuple[None, Problem]:
+    """The file's lines, or why it cannot be a labelled set (unreadable, too large, not
+    UTF-8), at line 1."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+        message = f"cannot read the labelled answers: {why}"
+        return None, Problem(
+            path, 1, 1, "error", message, code="eval_unreadable", values={"why": why}
+        )
+    if len(data) > MAX_FILE_BYTES:
+        message = (
+            f"more than {MAX_FILE_BYTES:,} bytes; a labelled set holds at most "
+            f"{MAX_ANSWERS:,} answers: split it into several files"
+        )
+        values = {"limit": f"{MAX_FILE_BYTES:,}", "answers": f"{MAX_ANSWERS:,}"}
+        return None, Problem(path, 1, 1, "error", message, code="eval_too_large", values=values)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        message = "the labelled answers are not UTF-8 text"
+        return None, Problem(path, 1, 1, "error", message, code="eval_not_utf8")
+    return SourceFile(path, text.removeprefix("\ufeff").splitlines()), None
 
 
 def _label_problems(
