@@ -154,7 +154,7 @@ def _label_problems(
         if answer.item not in items:
             line, col = doc.position((*at, "item"))
             listed = ", ".join(items)
-            message = f"{answer.item!r} is not a gradable item of lesson {lesson.id!r} ({listed})"
+            message = f"{answer.item!r} is not a gradable item of this lesson ({listed})"
             problems.append(
                 source.problem(
                     line,
@@ -162,7 +162,7 @@ def _label_problems(
                     message,
                     code="eval_unknown_item",
                     item=answer.item,
-                    items=", ".join(items),
+                    items=listed,
                 )
             )
             continue
@@ -181,7 +181,9 @@ def _label_problems(
                 line, col = doc.position((*at, field, number))
                 suggestion = close_to(label, known)
                 listed = ", ".join(known)
-                message = f"{label!r} is not one of the {field} ids of {answer.item!r} ({listed})"
+                message = (
+                    f"{label!r} is not a claim or misconception id of {answer.item!r} ({listed})"
+                )
                 problems.append(
                     source.problem(
                         line,
@@ -191,7 +193,7 @@ def _label_problems(
                         code="eval_unknown_label",
                         label=label,
                         item=answer.item,
-                        known=", ".join(known),
+                        known=listed,
                         suggestion=suggestion,
                     )
                 )
@@ -371,46 +373,22 @@ def _figures(score: Score) -> dict[str, float | int | None]:
     }
 
 
-def _at_least(value: float | None, floor: float) -> bool:
-    return value is None or value >= floor
-
-
 def _targets(evaluation: Evaluation) -> list[Target]:
-    return [
-        Target(
-            name="contradicted_claims",
-            value=evaluation.contradicted_claims,
-            target="= 0",
-            met=evaluation.contradicted_claims == 0,
-        ),
-        Target(
-            name="misconception_recall",
-            value=evaluation.misconception_recall,
-            target=f">= {MIN_MISCONCEPTION_RECALL}",
-            met=_at_least(evaluation.misconception_recall, MIN_MISCONCEPTION_RECALL),
-        ),
-        Target(
-            name="claim_precision",
-            value=evaluation.claim_precision,
-            target=f">= {MIN_CLAIM_PRECISION}",
-            met=_at_least(evaluation.claim_precision, MIN_CLAIM_PRECISION),
-        ),
-        Target(
-            name="claim_recall",
-            value=evaluation.claim_recall,
-            target=f">= {MIN_CLAIM_RECALL}",
-            met=_at_least(evaluation.claim_recall, MIN_CLAIM_RECALL),
-        ),
-        Target(
-            name="rejected_held",
-            value=evaluation.rejected_held,
-            target="= 0",
-            met=evaluation.rejected_held == 0,
-        ),
-        Target(
-            name="rejected_withdrew",
-            value=evaluation.rejected_withdrew,
-            target="= 0",
-            met=evaluation.rejected_withdrew == 0,
-        ),
+    """Counts that must be 0, then figures with a floor (None: nothing to measure, met)."""
+    zero = ("contradicted_claims", "rejected_held", "rejected_withdrew")
+    floors = (
+        ("misconception_recall", MIN_MISCONCEPTION_RECALL),
+        ("claim_precision", MIN_CLAIM_PRECISION),
+        ("claim_recall", MIN_CLAIM_RECALL),
+    )
+    targets = [
+        Target(name=name, value=count, target="= 0", met=count == 0)
+        for name in zero
+        for count in [getattr(evaluation, name)]
     ]
+    targets += [
+        Target(name=name, value=value, target=f">= {floor}", met=value is None or value >= floor)
+        for name, floor in floors
+        for value in [getattr(evaluation, name)]
+    ]
+    return targets
