@@ -203,3 +203,11 @@ def test_a_labelled_set_is_bounded_in_bytes_and_answers(
     assert answers is None
     assert [(p.line, p.col) for p in problems] == [(2, 1)]
     assert "at most 1000" in problems[0].message
+
+
+def test_an_unreadable_labelled_file_is_one_line_in_the_interface_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.yaml"
+    assert main(["grade", "--eval", str(missing)]) == 2
+    assert capsys.readouterr().err.strip() == f"tutor grade：读不了 {missing}：没有这个文件"

@@ -132,9 +132,12 @@ def _evaluate(args: argparse.Namespace, speaker: Speaker, content: LessonContent
     from tutor.tui.problems import render_said
 
     lessons = {entry.id: content.lesson(entry.id) for entry in content.index.lessons}
-    labelled, problems = read_labelled(
-        args.eval, {key: lesson for key, lesson in lessons.items() if lesson is not None}
-    )
+    try:
+        labelled, problems = read_labelled(
+            args.eval, {key: lesson for key, lesson in lessons.items() if lesson is not None}
+        )
+    except OSError as exc:
+        return _fail(speaker, "grade.unreadable", path=args.eval, why=why_unreadable(speaker, exc))
     if labelled is None or problems:
         for problem in problems:
             print(render_said(speaker, problem), file=sys.stderr, end="\n\n")

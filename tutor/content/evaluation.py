@@ -20,7 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from tutor.content.grade import Grade, Rubric, gradable_items, grade, rubric_for
 from tutor.content.models import Lesson
 from tutor.content.problems import Problem
-from tutor.content.source import SourceFile, YamlDoc, close_to, parse_yaml, validate
+from tutor.content.source import (
+    SourceFile,
+    YamlDoc,
+    close_to,
+    did_you_mean,
+    parse_yaml,
+    validate,
+)
 
 # A labelled set is a few hundred answers (the embedding lesson's: 240, 41 kB). Its YAML is
 # read under the lesson files' limits too (tutor.content.source: 10,000 values at most).
@@ -74,7 +81,8 @@ def read_labelled(
     path: Path, lessons: dict[str, Lesson]
 ) -> tuple[LabelledSet | None, list[Problem]]:
     """The labelled set, or its problems as `path:line:col` (bad YAML, a field out of place,
-    an unknown lesson, item, claim or misconception, a duplicate id, a wrong held-out mark)."""
+    an unknown lesson, item, claim or misconception, a duplicate id, a wrong held-out mark).
+    Raises OSError if the file cannot be read."""
     source, problem = _read(path)
     if source is None:
         return None, [problem]
@@ -98,17 +106,10 @@ def read_labelled(
 
 
 def _read(path: Path) -> tuple[SourceFile, None] | tuple[None, Problem]:
-    """The file's lines, or why it cannot be a labelled set (unreadable, too large, not
-    UTF-8), at line 1."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        why = error.strerror or type(error).__name__
-        message = f"cannot read the labelled answers: {why}"
-        return None, Problem(
-            path, 1, 1, "error", message, code="eval_unreadable", values={"why": why}
-        )
+    """The file's lines, or why they cannot be a labelled set (too large, not UTF-8), at
+    line 1; OSError if it cannot be read (the command says why in its language)."""
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         message = (
             f"more than {MAX_FILE_BYTES:,} bytes; a labelled set holds at most "
@@ -183,6 +184,7 @@ def _label_problems(
                 listed = ", ".join(known)
                 message = (
                     f"{label!r} is not a claim or misconception id of {answer.item!r} ({listed})"
+                    + did_you_mean(suggestion)
                 )
                 problems.append(
                     source.problem(
