@@ -562,3 +562,20 @@ def test_a_misconception_only_in_a_hypothesis_is_undecided(summary_rubric: Rubri
     result = grade(summary_rubric, "如果 ID 越大的 token 越重要，模型就学不好")
     big = next(m for m in result.misconceptions if m.id == BIG)
     assert (big.matched, big.status) == (False, "undecided")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "one-hot 乘表时，其余每一行都乘以 0，只剩那一行，所以等于查表。",
+        "Multiplying by a one-hot vector multiplies every row by zero except one, so it is a lookup.",
+        "one-hot 乘表和查表结果差不多一样，但查表更快。",
+    ],
+)
+def test_explaining_why_one_hot_picks_one_row_is_not_the_mixing_misconception(
+    lesson: Lesson, answer: str
+) -> None:
+    """Every row, all rows: the words of the right explanation too (every other row × 0)."""
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert result.matched == []
+    assert [claim.id for claim in result.met] == [LOOKUP]
