@@ -465,6 +465,16 @@ def test_close_ids_close_meaning_is_flagged_and_earns_no_claim(lesson: Lesson, a
     assert result.met == []
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["Token IDs are close, but meanings are unrelated.", "猫和狗的 ID 相近，但意思未必相近。"],
+)
+def test_a_sentence_that_turns_against_its_first_clause_states_no_misconception(
+    lesson: Lesson, answer: str
+) -> None:
+    assert grade(rubric_for(lesson, Q5), answer).matched == []
+
+
 def test_a_retraction_in_english_keeps_the_claim_that_follows_it(lesson: Lesson) -> None:
     answer = "I used to think bigger IDs matter more, but that's wrong: an ID is just a row index."
     result = grade(rubric_for(lesson, Q5), answer)
@@ -568,7 +578,7 @@ def test_a_misconception_only_in_a_hypothesis_is_undecided(summary_rubric: Rubri
     "answer",
     [
         "one-hot 乘表时，其余每一行都乘以 0，只剩那一行，所以等于查表。",
-        "Multiplying by a one-hot vector multiplies every row by zero except one, so it is a lookup.",
+        "Multiplying by a one-hot vector multiplies every row by zero but one: it is a lookup.",
         "one-hot 乘表和查表结果差不多一样，但查表更快。",
     ],
 )

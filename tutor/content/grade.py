@@ -600,7 +600,10 @@ class _Answer:
         self, number: int, first: list[list[Span]], second: list[list[Span]]
     ) -> Polarity | None:
         """A phrase read over two clauses: denied or mentioned if either part is; a condition
-        in the first is the rule's own (`if …, …`), not a hypothesis."""
+        in the first is the rule's own (`if …, …`), not a hypothesis. A turn in the second
+        (but, 却) sets it against the first: no phrase runs over it."""
+        if self._cued(number + 1).turns:
+            return None
         polarities = (
             self._polarity(number, first, True, rule=True),
             self._polarity(number + 1, second, True, rule=True),
