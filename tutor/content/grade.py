@@ -7,7 +7,9 @@ clause that asserts it:
   clause, each by a different word), in Chinese or English;
 - no word of that phrase sits in the scope of a negation (不, 没, 不是, 不等于, not,
   doesn't …: from the negation to the end of the clause or to a turn such as 而是 / but),
-  and the clause is not a denial as a whole (…是错的, 不对, 我以为…, that's wrong);
+  nor of a denial (…是错的, 不对, 我以为…, I used to think, that's wrong: its clause up to
+  a turn; a colon after a verdict ends the clause, so `that's wrong: an ID is a row` says
+  the row);
 - the clause is not a question (it ends in ？/? or 吗): a question asserts nothing;
 - the next clause is not a bare denial of it (`ID 越大越重要？不对。`);
 - no misconception is stated or quoted in the same clause (`查表得到的向量会随上下文变化`
@@ -17,8 +19,15 @@ clause that asserts it:
 A phrase names every part that makes its claim (`id + 是|只是 + 行号|索引`), so a lone
 keyword (`查表。`) or a bare noun phrase (`意思和向量`) asserts nothing either.
 
-Misconceptions are found the same way; one written inside quotes (「…」) is mentioned, not
-asserted, so a summary can name the misconceptions it corrected.
+A claim both asserted and negated in one answer is undecided (neither met nor denied): the
+learner's self-check and the teacher decide it. Every verdict quotes its clause.
+
+Misconceptions are found the same way; one written inside quotes (「…」) or reported (有人说,
+people say) is mentioned, not asserted, and withdraws no claim; one only in a condition
+(如果…, if…) is undecided. A misconception phrase of three parts or more may also run over
+two clauses of one sentence (`ID 相近，说明意思相近`), unless the second turns against the
+first (but, 但). A summary is read by its sections (`summary_sections`): a misconception
+named under the corrected ones is fixed, and the open questions assert nothing.
 
 Chinese words are segmented with jieba (its cue words only, loaded on first need) so that
 不同, 不断, 不仅 are not taken for negations. Answers are graded up to MAX_CHARS characters.
