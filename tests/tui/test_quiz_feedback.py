@@ -147,6 +147,28 @@ async def test_a_misconception_written_as_fixed_is_credit_and_withdraws_no_claim
         assert "「「" not in reading and "」」" not in reading
 
 
+async def test_the_summary_s_findings_read_in_english(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=summary_page(), lang="en")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        editor = app.screen.query_one(SummaryEditor)
+        first = editor.summary.sections[0]
+        fixed = next(s for s in editor.summary.sections if s.lists_misconceptions)
+        editor.query_one(f"#section-{first.id}", TextArea).text = 'It is just a "row index".'
+        editor.query_one(f"#section-{fixed.id}", TextArea).text = "Bigger IDs are more important"
+        await settle(pilot)
+        editor.query_one("#submit-summary", Button).press()
+        await settle(pilot)
+        reading = editor.plain_text()
+        assert "Covers 1 of 6 key claims · 1 misconception(s) fixed" in reading
+        assert "  found: “It is just a 'row index'”" in reading
+        assert "○ not found: Multiplying a one-hot vector by the table is the same" in reading
+        assert "if you wrote it, tick it yourself below" in reading
+        assert "✓ misconception fixed: A token with a bigger ID matters more" in reading
+
+
 async def test_a_learner_s_own_quotes_are_not_doubled(
     make_app: Callable[..., TutorApp],
 ) -> None:
