@@ -222,11 +222,18 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     preview.add_argument("--page", type=int, metavar="N", help=say("cli.opt.preview.page"))
 
     grade = sub.add_parser("grade", help=say("cli.cmd.grade"))
-    grade.add_argument("lesson_id", metavar="LESSON", help=say("cli.arg.lesson"))
-    grade.add_argument("item", metavar="ITEM", help=say("cli.opt.grade.item"))
+    grade.add_argument("lesson_id", nargs="?", metavar="LESSON", help=say("cli.arg.lesson"))
+    grade.add_argument("item", nargs="?", metavar="ITEM", help=say("cli.opt.grade.item"))
     answer = grade.add_mutually_exclusive_group(required=True)
     answer.add_argument("--text", metavar="TEXT", help=say("cli.opt.grade.text"))
     answer.add_argument("--file", type=Path, metavar="FILE", help=say("cli.opt.grade.file"))
+    answer.add_argument("--eval", type=Path, metavar="FILE", help=say("cli.opt.grade.eval"))
+    grade.add_argument(
+        "--part",
+        choices=("tuning", "held-out", "all"),
+        default="tuning",
+        help=say("cli.opt.grade.part"),
+    )
     grade.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     tok = sub.add_parser("tokenize", help=say("cli.cmd.tokenize"))

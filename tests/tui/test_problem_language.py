@@ -198,7 +198,32 @@ def all_problems(tmp_path: Path) -> list[Problem]:
         *load_lessons(tmp_path / "empty").problems,
         *load_lessons(root / "cards" / "notes.md").problems,
     ]
-    return [*problems.problems, *others]
+    return [*problems.problems, *others, *labelled_set_problems(tmp_path)]
+
+
+def labelled_set_problems(tmp_path: Path) -> list[Problem]:
+    """What `tutor grade --eval` finds wrong in a labelled answer file (content.evaluation)."""
+    from tutor.content.evaluation import MAX_FILE_BYTES as MAX_LABELLED_BYTES
+    from tutor.content.evaluation import read_labelled
+
+    shipped = load_lessons(CONTENT.parents[1] / "content")
+    lessons = {lesson.id: lesson for lesson in shipped.lessons}
+    files = {
+        "no-lesson.yaml": "lesson: nope\nanswers: [{id: a4, item: summary, text: x}]\n",
+        "labels.yaml": (
+            "lesson: embedding\nanswers:\n"
+            "  - {id: a4, item: summary, text: x, held_out: true, claims: [id-is-rows]}\n"
+            "  - {id: a4, item: nope, text: x}\n"
+        ),
+        "large.yaml": "#" * (MAX_LABELLED_BYTES + 1),
+        "latin1.yaml": "lesson: caf\xe9\n",
+    }
+    problems = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_bytes(text.encode("latin-1") if name == "latin1.yaml" else text.encode())
+        problems += read_labelled(path, lessons)[1]
+    return problems
 
 
 def english(text: str) -> list[str]:

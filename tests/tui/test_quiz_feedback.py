@@ -116,12 +116,68 @@ async def test_the_summary_is_graded_on_meaning_with_a_self_check(
         reading = editor.plain_text()
         assert "覆盖了 0 / 6 个要点" in reading
         assert "误解：分词器可以随时换" in reading
-        assert "误解：ID 大的 token 更重要" not in reading  # named as corrected, not held
+        assert "⚠ 误解：ID 大的 token 更重要" not in reading  # named as corrected, not held
+        assert "✓ 纠正了的误解：ID 大的 token 更重要" in reading
         boxes = list(editor.query("#self-check Checkbox").results(Checkbox))
         assert len(boxes) == 6
         boxes[-1].value = True
         await settle(pilot)
         assert app.ctx.store.self_check(LESSON, "summary") == ["bound-partners"]
+
+
+async def graded_summary(app: TutorApp, understanding: str, fixed: str) -> str:
+    """The summary page with its first section and 纠正了的误解 written, once submitted."""
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        editor = app.screen.query_one(SummaryEditor)
+        first = editor.summary.sections[0]
+        listing = next(s for s in editor.summary.sections if s.lists_misconceptions)
+        editor.query_one(f"#section-{first.id}", TextArea).text = understanding
+        editor.query_one(f"#section-{listing.id}", TextArea).text = fixed
+        await settle(pilot)
+        editor.query_one("#submit-summary", Button).press()
+        await settle(pilot)
+        return editor.plain_text()
+
+
+async def test_a_misconception_written_as_fixed_is_credit_and_withdraws_no_claim(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Page 15 as a learner filled it: 纠正了的误解 was read as held, cancelled the claim
+    in 我的理解 and was quoted as 「「…」."""
+    app = make_app(start_lesson=LESSON, start_page=summary_page())
+    reading = await graded_summary(app, "ID 只是行号。", "ID 相近的 token 意思相近。")
+    assert "覆盖了 1 / 6 个要点 · 纠正了 1 个误解" in reading
+    assert "✓ 提到了：ID 只是行号，数值大小没有意义\n  找到：「ID 只是行号」" in reading
+    assert "✓ 纠正了的误解：ID 相近的 token 意思相近" in reading
+    assert "抵消" not in reading and "⚠" not in reading
+    assert "「「" not in reading and "」」" not in reading
+
+
+async def test_the_summary_s_findings_read_in_english(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=summary_page(), lang="en")
+    reading = await graded_summary(
+        app, 'It is just a "row index".', "Bigger IDs are more important"
+    )
+    assert "Covers 1 of 6 key claims · 1 misconception(s) fixed" in reading
+    assert "  found: “It is just a 'row index'”" in reading
+    assert "○ not found: Multiplying a one-hot vector by the table is the same" in reading
+    assert "if you wrote it, tick it yourself below" in reading
+    assert "✓ misconception fixed: A token with a bigger ID matters more" in reading
+
+
+async def test_a_learner_s_own_quotes_are_not_doubled(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        question = await answer_text(pilot, app, "「ID 只是行号」这句话是对的")
+        reading = question.plain_text()
+        assert "  找到：「『ID 只是行号』这句话是对的」" in reading
+        assert "「「" not in reading
 
 
 async def test_a_missed_option_is_told_apart_from_a_wrong_tick(

@@ -114,7 +114,9 @@ async def test_every_question_type_gives_feedback_and_records_attempts(
         assert text.correct is False
         reading = text.plain_text()
         assert f"✓ 提到了：{rubric.claims[0].claim_zh}" in reading
-        assert f"✗ 还缺：{rubric.claims[1].claim_zh}" in reading
+        assert "  找到：「我觉得 ID 只是行号」" in reading
+        assert f"○ 没找到：{rubric.claims[1].claim_zh} — 写到了就自己勾上" in reading
+        assert "否定了" not in reading  # nothing was negated
         full = "ID 只是行号；查表就是取出一行；表是训练出来的；意思相近的词向量也相近。"
         text.query_one("#answer", TextArea).text = full
         await submit(pilot, text)

@@ -57,8 +57,8 @@ def test_a_mistyped_command_still_gets_argparse_s_message(
     [
         (
             ["grade"],
-            "tutor grade：缺少参数：LESSON、ITEM",
-            "tutor grade: error: the following arguments are required: LESSON, ITEM",
+            "tutor grade：--text、--file、--eval 之中要给出一个",
+            "tutor grade: error: one of the arguments --text --file --eval is required",
         ),
         (
             ["lesson", "embedding", "--page", "abc"],
@@ -91,8 +91,8 @@ def test_a_mistyped_command_still_gets_argparse_s_message(
         ),
         (
             ["grade", "embedding", "summary"],
-            "tutor grade：--text、--file 之中要给出一个",
-            "tutor grade: error: one of the arguments --text --file is required",
+            "tutor grade：--text、--file、--eval 之中要给出一个",
+            "tutor grade: error: one of the arguments --text --file --eval is required",
         ),
     ],
 )

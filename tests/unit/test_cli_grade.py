@@ -28,7 +28,7 @@ def test_json_names_every_claim_and_misconception(capsys: pytest.CaptureFixture[
         ("meaning-in-position", False),
     ]
     assert graded["claims"][0]["evidence"] == "ID 不是行号"
-    assert len(graded["misconceptions"]) == 5
+    assert len(graded["misconceptions"]) == 6
     assert not any(m["matched"] for m in graded["misconceptions"])
 
 
@@ -79,8 +79,8 @@ def test_a_misconception_clause_is_no_claim_s_evidence(
     text = "查表得到的向量会随上下文变化。ID 只是行号。"
     assert main(["grade", "embedding", "explain-embedding", "--text", text]) == 0
     out = capsys.readouterr().out
-    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    「ID 只是行号」\n" in out
-    assert "✗ onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n✗ " in out
+    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    找到：「ID 只是行号」\n" in out
+    assert "· onehot-is-lookup: one-hot 乘表等于查表，取出的是对应的一行\n· " in out
     assert "! vector-follows-context: 同一个 token 的向量随上下文变\n    「查表得到的" in out
     assert out.count("「查表得到的向量会随上下文变化」") == 1
     assert out.rstrip().endswith("1 / 4")
@@ -199,3 +199,25 @@ def test_the_limit_is_said_in_the_interface_language(
     argv = ["--lang", lang, "grade", "embedding", "summary", "--file", str(answer)]
     assert main(argv) == 0
     assert capsys.readouterr().out.splitlines()[-1] == note
+
+
+def test_a_summary_file_is_read_by_its_four_headings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = tmp_path / "summary.md"
+    answer.write_text(
+        "## My Understanding\nID 只是行号。\n\n"
+        "## Misconceptions Fixed\nID 相近的 token 意思相近。\n\n"
+        "## 还没解决的问题\n训练会改 ID 吗？\n",
+        encoding="utf-8",
+    )
+    assert main(["grade", "embedding", "summary", "--file", str(answer)]) == 0
+    out = capsys.readouterr().out
+    assert "✓ id-is-row: ID 只是行号，数值大小没有意义\n    找到：「ID 只是行号」\n" in out
+    assert "+ close-ids-close-meaning: ID 相近的 token 意思相近\n" in out
+    assert "已纠正（写在「纠正了的误解」里）：「ID 相近的 token 意思相近」" in out
+    assert "! " not in out and "抵消" not in out
+    assert out.rstrip().endswith("1 / 6")
+    assert main(["grade", "embedding", "summary", "--file", str(answer), "--json"]) == 0
+    graded = json.loads(capsys.readouterr().out)
+    assert graded["questions"] == "训练会改 ID 吗？"

@@ -40,12 +40,13 @@ ROW, LOOKUP, LEARNED, POSITION, CONTEXT, BOUND = (
     "context-free",
     "bound-partners",
 )
-BIG, CLOSE, RETRAIN, FOLLOWS, SWAP = (
+BIG, CLOSE, RETRAIN, FOLLOWS, SWAP, MIX = (
     "bigger-id-matters",
     "close-ids-close-meaning",
     "training-changes-ids",
     "vector-follows-context",
     "swap-tokenizer",
+    "onehot-mixes-rows",
 )
 
 PARAPHRASE_ZH = (
@@ -88,9 +89,9 @@ ANSWERS: list[tuple[str, set[str], set[str]]] = [
     # misconception statements
     ("ID 越大的 token 越重要", set(), {BIG}),
     ("编号大的词对模型更关键，因为它是行号", set(), {BIG}),
-    ("猫和狗的 ID 相近，说明它们意思相近", set(), set()),  # across clauses: not caught
+    ("猫和狗的 ID 相近，说明它们意思相近", set(), {CLOSE}),  # over two clauses of a sentence
     ("ID 相近的 token 意思也相近", set(), {CLOSE}),
-    ("ID 挨得近的词，语义上也接近", set(), set()),
+    ("ID 挨得近的词，语义上也接近", set(), {CLOSE}),
     ("编号相邻的词意思差不多，向量也靠近", set(), {CLOSE}),
     ("训练会把 ID 调整到更合适的编号", set(), {RETRAIN}),
     ("训练时会不断更新 ID 和表里的数", set(), {RETRAIN}),
@@ -326,6 +327,7 @@ def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> 
         "evidence": "ID 只是行号",
         "denied": False,
         "contradicted_by": "",
+        "status": "met",
     }
     assert {"id", "matched"} <= set(dumped["misconceptions"][0])
     assert [c["id"] for c in dumped["claims"]] == [c.id for c in summary_rubric.claims]
@@ -334,7 +336,7 @@ def test_the_json_shape_is_the_command_line_contract(summary_rubric: Rubric) -> 
 def test_a_text_question_is_graded_on_its_own_claims(lesson: Lesson) -> None:
     rubric = rubric_for(lesson, Q5)
     assert [claim.id for claim in rubric.claims] == [ROW, LOOKUP, LEARNED, POSITION]
-    assert {m.id for m in rubric.misconceptions} == {BIG, CLOSE, RETRAIN, FOLLOWS, SWAP}
+    assert {m.id for m in rubric.misconceptions} == {BIG, CLOSE, RETRAIN, FOLLOWS, SWAP, MIX}
     wrong = grade(rubric, "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。")
     assert wrong.met == [] and not wrong.complete
     right = grade(rubric, PARAPHRASE_ZH)
@@ -472,3 +474,146 @@ def test_a_number_is_shown_at_the_question_s_precision() -> None:
     assert shown_number(1.414, 0.005) == "1.414"
     assert shown_number(248_320, 0) == "248,320"
     assert shown_number(3.7, 1) == "4"
+
+
+# The cases a learner met (issue 21): each failed before the grader read sentences and
+# sections as they are written.
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Tokens with nearby IDs mean similar things.",
+        "If two IDs are close, the words are probably similar in meaning.",
+    ],
+)
+def test_close_ids_close_meaning_is_flagged_and_earns_no_claim(lesson: Lesson, answer: str) -> None:
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert [m.id for m in result.matched] == [CLOSE]
+    assert result.met == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Token IDs are close, but meanings are unrelated.", "猫和狗的 ID 相近，但意思未必相近。"],
+)
+def test_a_sentence_that_turns_against_its_first_clause_states_no_misconception(
+    lesson: Lesson, answer: str
+) -> None:
+    assert grade(rubric_for(lesson, Q5), answer).matched == []
+
+
+def test_a_retraction_in_english_keeps_the_claim_that_follows_it(lesson: Lesson) -> None:
+    answer = "I used to think bigger IDs matter more, but that's wrong: an ID is just a row index."
+    result = grade(rubric_for(lesson, Q5), answer)
+    row = next(claim for claim in result.claims if claim.id == ROW)
+    assert (row.met, row.denied, row.evidence) == (True, False, "an ID is just a row index")
+    assert result.matched == []
+    assert next(m for m in result.misconceptions if m.id == BIG).status == "rejected"
+
+
+def test_a_misconception_listed_as_fixed_is_credit_and_cancels_nothing(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    texts = {"understanding": "ID 只是行号。", "misconceptions-fixed": "ID 相近的 token 意思相近。"}
+    result = grade(summary_rubric, summary_answer(summary, texts))
+    assert [claim.id for claim in result.met] == [ROW]
+    assert [m.id for m in result.fixed] == [CLOSE]
+    assert result.matched == []
+    assert all(claim.contradicted_by == "" for claim in result.claims)
+
+
+def test_remaining_questions_assert_nothing_and_are_kept_for_the_teacher(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    asked = "ID 相近的 token 意思相近吧，ID 只是行号吗，训练会改 ID"
+    result = grade(summary_rubric, summary_answer(summary, {"remaining-questions": asked}))
+    assert result.met == [] and result.matched == [] and result.fixed == []
+    assert result.questions == asked
+
+
+def test_a_summary_file_is_read_by_its_headings_in_either_language(
+    summary_rubric: Rubric,
+) -> None:
+    written = (
+        "## My Understanding\nAn ID is just a row index.\n\n"
+        "## 纠正了的误解\n- ID 越大的 token 越重要\n\n"
+        "## Remaining Questions\nDoes training change the IDs?"
+    )
+    result = grade(summary_rubric, written)
+    assert [claim.id for claim in result.met] == [ROW]
+    assert [m.id for m in result.fixed] == [BIG]
+    assert result.matched == []
+    assert result.questions == "Does training change the IDs?"
+    unheaded = grade(summary_rubric, "ID 越大的 token 越重要")  # one "understanding" section
+    assert [m.id for m in unheaded.matched] == [BIG]
+
+
+def test_one_hot_as_an_approximate_lookup_is_a_misconception_not_the_claim(
+    lesson: Lesson,
+) -> None:
+    answer = (
+        "Multiplying the one-hot vector by the table is not really a lookup, "
+        "the lookup is just a cheap approximation."
+    )
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert [m.id for m in result.matched] == [MIX]
+    lookup = next(claim for claim in result.claims if claim.id == LOOKUP)
+    assert not lookup.met and lookup.contradicted_by == MIX
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("ID 就像门牌号，门牌号大小不代表什么。", {ROW}),
+        ("token ID 就是第几排的意思。", {ROW}),
+        ("embedding 就是把那一行抽出来。", {LOOKUP}),
+        ("独热向量去乘这张表，正好抽出对应的那一排。", {LOOKUP}),
+        ("表里的数开始是随便初始化的，之后靠反向传播一点点更新。", {LEARNED}),
+        ("意思接近的 token，训练后在空间里离得近。", {POSITION}),
+        (
+            "An ID is like an address: you fetch one row of a big learnable matrix.",
+            {ROW, LOOKUP, LEARNED},
+        ),
+    ],
+)
+def test_paraphrases_without_the_rubric_s_words_are_credited(
+    lesson: Lesson, answer: str, claims: set[str]
+) -> None:
+    assert {claim.id for claim in grade(rubric_for(lesson, Q5), answer).met} == claims
+
+
+def test_a_claim_both_said_and_denied_is_undecided(summary_rubric: Rubric) -> None:
+    result = grade(summary_rubric, "ID 只是行号。ID 不是行号。")
+    row = next(claim for claim in result.claims if claim.id == ROW)
+    assert (row.met, row.denied, row.status, row.evidence) == (
+        False,
+        False,
+        "undecided",
+        "ID 只是行号",
+    )
+
+
+def test_a_misconception_only_in_a_hypothesis_is_undecided(summary_rubric: Rubric) -> None:
+    result = grade(summary_rubric, "如果 ID 越大的 token 越重要，模型就学不好")
+    big = next(m for m in result.misconceptions if m.id == BIG)
+    assert (big.matched, big.status) == (False, "undecided")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "one-hot 乘表时，其余每一行都乘以 0，只剩那一行，所以等于查表。",
+        "Multiplying by a one-hot vector multiplies every row by zero but one: it is a lookup.",
+        "one-hot 乘表和查表结果差不多一样，但查表更快。",
+    ],
+)
+def test_explaining_why_one_hot_picks_one_row_is_not_the_mixing_misconception(
+    lesson: Lesson, answer: str
+) -> None:
+    """Every row, all rows: the words of the right explanation too (every other row × 0)."""
+    result = grade(rubric_for(lesson, Q5), answer)
+    assert result.matched == []
+    assert [claim.id for claim in result.met] == [LOOKUP]

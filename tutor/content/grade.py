@@ -7,7 +7,9 @@ clause that asserts it:
   clause, each by a different word), in Chinese or English;
 - no word of that phrase sits in the scope of a negation (不, 没, 不是, 不等于, not,
   doesn't …: from the negation to the end of the clause or to a turn such as 而是 / but),
-  and the clause is not a denial as a whole (…是错的, 不对, 我以为…, that's wrong);
+  nor of a denial (…是错的, 不对, 我以为…, I used to think, that's wrong: its clause up to
+  a turn; a colon after a verdict ends the clause, so `that's wrong: an ID is a row` says
+  the row);
 - the clause is not a question (it ends in ？/? or 吗): a question asserts nothing;
 - the next clause is not a bare denial of it (`ID 越大越重要？不对。`);
 - no misconception is stated or quoted in the same clause (`查表得到的向量会随上下文变化`
@@ -17,8 +19,15 @@ clause that asserts it:
 A phrase names every part that makes its claim (`id + 是|只是 + 行号|索引`), so a lone
 keyword (`查表。`) or a bare noun phrase (`意思和向量`) asserts nothing either.
 
-Misconceptions are found the same way; one written inside quotes (「…」) is mentioned, not
-asserted, so a summary can name the misconceptions it corrected.
+A claim both asserted and negated in one answer is undecided (neither met nor denied): the
+learner's self-check and the teacher decide it. Every verdict quotes its clause.
+
+Misconceptions are found the same way; one written inside quotes (「…」) or reported (有人说,
+people say) is mentioned, not asserted, and withdraws no claim; one only in a condition
+(如果…, if…) is undecided. A misconception phrase of three parts or more may also run over
+two clauses of one sentence (`ID 相近，说明意思相近`), unless the second turns against the
+first (but, 但). A summary is read by its sections (`summary_sections`): a misconception
+named under the corrected ones is fixed, and the open questions assert nothing.
 
 Chinese words are segmented with jieba (its cue words only, loaded on first need) so that
 不同, 不断, 不仅 are not taken for negations. Answers are graded up to MAX_CHARS characters.
@@ -35,13 +44,20 @@ import re
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tutor.content.models import Misconception, QuizFront, RubricClaim, Summary, phrase_sets
+from tutor.content.models import (
+    Misconception,
+    QuizFront,
+    RubricClaim,
+    Summary,
+    SummarySection,
+    phrase_sets,
+)
 from tutor.core.refusal import Coded
 
 if TYPE_CHECKING:
@@ -63,12 +79,18 @@ class Rubric(BaseModel):
     item: str
     claims: list[RubricClaim]
     misconceptions: list[Misconception]
+    sections: list[SummarySection] = []
+    """The summary's sections: an answer with their headings is read section by section."""
 
     def claim(self, claim_id: str) -> RubricClaim:
         return next(claim for claim in self.claims if claim.id == claim_id)
 
     def misconception(self, misconception_id: str) -> Misconception:
         return next(m for m in self.misconceptions if m.id == misconception_id)
+
+
+ClaimStatus = Literal["met", "not_found", "denied", "withdrawn", "undecided"]
+MisconceptionStatus = Literal["held", "fixed", "rejected", "undecided", "absent"]
 
 
 class ClaimVerdict(BaseModel):
@@ -80,12 +102,20 @@ class ClaimVerdict(BaseModel):
     """Mentioned, but negated or contradicted by a misconception (see `evidence`)."""
     contradicted_by: str = ""
     """The misconception, stated in the answer, that withdrew this claim."""
+    status: ClaimStatus = "not_found"
+    """`undecided`: the answer both asserts and negates it; the grader leaves it to the
+    learner's self-check and the teacher."""
 
 
 class MisconceptionVerdict(BaseModel):
     id: str
     matched: bool
+    """Held: stated as the learner's own idea (`status == "held"`)."""
     evidence: str = ""
+    status: MisconceptionStatus = "absent"
+    """`fixed`: named in the summary's section of corrected misconceptions (credit);
+    `rejected`: quoted, retracted, negated or asked about; `undecided`: only in a
+    hypothesis (如果…, if…), which may or may not be the learner's own idea."""
 
 
 class Grade(BaseModel):
@@ -94,6 +124,8 @@ class Grade(BaseModel):
     claims: list[ClaimVerdict]
     misconceptions: list[MisconceptionVerdict]
     truncated: bool = False
+    questions: str = ""
+    """A summary's open questions, as written: graded for nothing, shown to the teacher."""
 
     @property
     def met(self) -> list[ClaimVerdict]:
@@ -102,6 +134,10 @@ class Grade(BaseModel):
     @property
     def matched(self) -> list[MisconceptionVerdict]:
         return [m for m in self.misconceptions if m.matched]
+
+    @property
+    def fixed(self) -> list[MisconceptionVerdict]:
+        return [m for m in self.misconceptions if m.status == "fixed"]
 
     @property
     def complete(self) -> bool:
@@ -152,26 +188,48 @@ def rubric_for(lesson: Lesson, item_id: str) -> Rubric:
 
 
 def summary_rubric(lesson_id: str, summary: Summary) -> Rubric:
-    """The summary form's rubric: all its claims and misconceptions."""
+    """The summary form's rubric: all its claims and misconceptions, and its sections."""
     return Rubric(
         lesson=lesson_id,
         item=SUMMARY,
         claims=summary.rubric,
         misconceptions=summary.misconceptions,
+        sections=summary.sections,
     )
 
 
 def summary_answer(summary: Summary, texts: dict[str, str]) -> str:
-    """A learner's summary as one answer to grade. In a section that lists misconceptions
-    (`lists_misconceptions`), each line is quoted, so that "ID 大的 token 更重要" written
-    under 纠正了的误解 is taken as named, not held; its claims still count."""
-    parts = []
-    for section in summary.sections:
-        text = texts.get(section.id, "")
-        if section.lists_misconceptions:
-            text = "\n".join(f"「{line}」" if line.strip() else line for line in text.split("\n"))
-        parts.append(text)
-    return "\n".join(parts)
+    """A learner's summary as one answer to grade: each written section under its heading,
+    so that `grade` reads 纠正了的误解 as fixed and 还没解决的问题 as questions."""
+    return "\n".join(
+        f"## {section.title_zh}\n{texts[section.id]}"
+        for section in summary.sections
+        if texts.get(section.id, "").strip()
+    )
+
+
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]*(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+
+
+def summary_sections(sections: list[SummarySection], text: str) -> dict[str, str]:
+    """The text under each section's markdown heading (`## 我的理解` or `## My
+    Understanding`); text before the first known heading, or a text without headings,
+    belongs to the first section. Another heading is part of the text it sits in."""
+    titles = {
+        title.casefold().rstrip(":：").strip(): section.id
+        for section in sections
+        for title in (section.title_zh, section.title_en)
+    }
+    found: dict[str, list[str]] = {}
+    current, start = sections[0].id, 0
+    for match in _HEADING.finditer(text):
+        section = titles.get(match.group(1).casefold().rstrip(":：").strip())
+        if section is None:
+            continue
+        found.setdefault(current, []).append(text[start : match.start()])
+        current, start = section, match.end()
+    found.setdefault(current, []).append(text[start:])
+    return {key: "\n".join(part.strip("\n") for part in parts) for key, parts in found.items()}
 
 
 def _summary(lesson: Lesson) -> Summary | None:
@@ -182,82 +240,147 @@ def _summary(lesson: Lesson) -> Summary | None:
 
 
 def grade(rubric: Rubric, text: str) -> Grade:
-    """Which claims `text` asserts and which misconceptions it states (module docstring)."""
+    """Which claims `text` asserts and which misconceptions it states (module docstring).
+
+    A summary's answer is read by its sections (`summary_sections`): a misconception under
+    the section of corrected ones is fixed, not held, and withdraws no claim; the section
+    of open questions asserts nothing."""
     truncated = len(text) > MAX_CHARS
-    answer = _Answer(text[:MAX_CHARS])
-    contradicted_by: dict[str, list[str]] = {}
+    text = text[:MAX_CHARS]
+    says, fixes, questions = [text], [], ""
+    if rubric.sections:
+        by_section = summary_sections(rubric.sections, text)
+        says, fixes = [], []
+        for section in rubric.sections:
+            written = by_section.get(section.id, "")
+            if section.lists_questions:
+                questions = written
+            else:
+                (fixes if section.lists_misconceptions else says).append(written)
+    parts = [_Part(_Answer(written), fixing=False) for written in says if written.strip()]
+    parts += [_Part(_Answer(written), fixing=True) for written in fixes if written.strip()]
+    for part in parts:
+        part.read(rubric.misconceptions)
+
+    misconceptions = [_misconception_verdict(m.id, parts) for m in rubric.misconceptions]
+    held = {verdict.id for verdict in misconceptions if verdict.matched}
+    rivals_of: dict[str, list[str]] = {}
     for misconception in rubric.misconceptions:
         for claim_id in misconception.contradicts:
-            contradicted_by.setdefault(claim_id, []).append(misconception.id)
-
-    found = {m.id: answer.find(_matchers(m), quotes_mention=True) for m in rubric.misconceptions}
-    asserted_anywhere = {m_id for m_id, hits in found.items() if _first(hits, "asserted")}
-    stated_in: dict[int, list[str]] = {}  # clause -> the misconceptions stated or quoted in it
-    for m_id, hits in found.items():
-        for hit in hits:
-            if hit.polarity in ("asserted", "mentioned"):
-                stated_in.setdefault(hit.clause, []).append(m_id)
-    misconceptions = [
-        MisconceptionVerdict(
-            id=m_id, matched=m_id in asserted_anywhere, evidence=_first(hits, "asserted")
-        )
-        for m_id, hits in found.items()
+            rivals_of.setdefault(claim_id, []).append(misconception.id)
+    claims = [
+        _claim_verdict(claim, rivals_of.get(claim.id, []), held, parts) for claim in rubric.claims
     ]
+    return Grade(
+        claims=claims,
+        misconceptions=misconceptions,
+        truncated=truncated,
+        questions=questions.strip(),
+    )
 
-    claims = []
-    for claim in rubric.claims:
-        rivals = contradicted_by.get(claim.id, [])
-        hits = answer.find(_matchers(claim))
-        blocking = {  # clause -> a misconception stated or quoted in it that denies the claim
-            clause: rival
-            for clause, stated in stated_in.items()
+
+@dataclass(slots=True)
+class _Part:
+    """One stretch of the answer read on its own: the answer, or one summary section."""
+
+    answer: _Answer
+    fixing: bool  # the section that lists corrected misconceptions
+    found: dict[str, list[_Hit]] = field(default_factory=dict)
+    stated_in: dict[int, list[str]] = field(default_factory=dict)  # clause -> misconceptions
+    held_in: dict[int, list[str]] = field(default_factory=dict)  # … asserted there
+
+    def read(self, misconceptions: list[Misconception]) -> None:
+        for misconception in misconceptions:
+            hits = self.answer.find(_matchers(misconception), quotes_mention=True, spans=True)
+            self.found[misconception.id] = hits
+            for hit in hits:
+                if hit.polarity in ("asserted", "mentioned", "hypothetical"):
+                    for clause in hit.clauses:
+                        self.stated_in.setdefault(clause, []).append(misconception.id)
+                if hit.polarity == "asserted":
+                    for clause in hit.clauses:
+                        self.held_in.setdefault(clause, []).append(misconception.id)
+
+
+def _misconception_verdict(m_id: str, parts: list[_Part]) -> MisconceptionVerdict:
+    hits = [(part, hit) for part in parts for hit in part.found[m_id]]
+    for fixing, polarity, status in (
+        (False, "asserted", "held"),
+        (True, None, "fixed"),
+        (False, "denied", "rejected"),
+        (False, "mentioned", "rejected"),
+        (False, "hypothetical", "undecided"),
+    ):
+        evidence = next(
+            (
+                hit.quote
+                for part, hit in hits
+                if part.fixing == fixing and polarity in (None, hit.polarity)
+            ),
+            None,
+        )
+        if evidence is not None:
+            return MisconceptionVerdict(
+                id=m_id, matched=status == "held", evidence=evidence, status=status
+            )
+    return MisconceptionVerdict(id=m_id, matched=False)
+
+
+def _claim_verdict(
+    claim: RubricClaim, rivals: list[str], held: set[str], parts: list[_Part]
+) -> ClaimVerdict:
+    """Met where a clause asserts it and no misconception it contradicts is held; denied
+    only where a clause negates it; undecided where the answer says both."""
+    asserted: list[_Hit] = []
+    denials: list[_Hit] = []
+    blocked: list[tuple[_Hit, str]] = []  # asserted beside a misconception that denies it
+    for part in parts:
+        hits = part.answer.find(_matchers(claim))
+        rejecting = {  # a clause rejecting a rival rejects it, not the claim sharing its words
+            hit.clause
             for rival in rivals
-            if rival in stated
+            for hit in part.found.get(rival, [])
+            if hit.polarity == "denied"
         }
-        # a clause that states any other misconception is no evidence for this claim at all
-        hits = [h for h in hits if h.clause in blocking or h.clause not in stated_in]
-        spoiler = next((m for m in rivals if m in asserted_anywhere), None)
-        asserted = [h for h in hits if h.polarity == "asserted"]
-        credited = [h for h in asserted if h.clause not in blocking]
-        if credited and spoiler is None:
-            claims.append(ClaimVerdict(id=claim.id, met=True, evidence=credited[0].quote))
-        elif asserted:
-            rival = spoiler or blocking[asserted[0].clause]
-            claims.append(
-                ClaimVerdict(
-                    id=claim.id,
-                    met=False,
-                    evidence=asserted[0].quote,
-                    denied=True,
-                    contradicted_by=rival,
-                )
-            )
-        else:
-            # a clause that negates a misconception contradicting this claim rejects the
-            # misconception ("ID 相近不代表意思相近"), not the claim whose words it shares
-            rejecting = {
-                hit.clause
-                for rival in rivals
-                for hit in found.get(rival, [])
-                if hit.polarity == "denied"
-            }
-            denial = next(
-                (h for h in hits if h.polarity == "denied" and h.clause not in rejecting), None
-            )
-            evidence = denial.quote if denial else ""
-            claims.append(
-                ClaimVerdict(id=claim.id, met=False, evidence=evidence, denied=bool(denial))
-            )
-    return Grade(claims=claims, misconceptions=misconceptions, truncated=truncated)
-
-
-def _first(hits: list[_Hit], polarity: Polarity) -> str:
-    return next((hit.quote for hit in hits if hit.polarity == polarity), "")
+        for hit in hits:
+            stated = part.stated_in.get(hit.clause, [])
+            # only a misconception asserted here withdraws the claim; a quoted one does not
+            rival = next((m for m in rivals if m in part.held_in.get(hit.clause, [])), None)
+            if part.fixing and stated:  # a corrected misconception withdraws nothing
+                continue
+            if hit.polarity == "asserted" and rival is not None:
+                blocked.append((hit, rival))
+            elif stated:  # a clause stating a misconception is no evidence for any claim
+                continue
+            elif hit.polarity == "asserted":
+                asserted.append(hit)
+            elif hit.polarity == "denied" and hit.clause not in rejecting:
+                denials.append(hit)
+    spoiler = next((m for m in rivals if m in held), None)
+    if (asserted and spoiler is not None) or (blocked and not asserted):
+        hit, rival = (asserted[0], spoiler) if asserted else blocked[0]
+        return ClaimVerdict(
+            id=claim.id,
+            met=False,
+            evidence=hit.quote,
+            denied=True,
+            contradicted_by=spoiler or rival,
+            status="withdrawn",
+        )
+    if asserted and denials:
+        return ClaimVerdict(id=claim.id, met=False, evidence=asserted[0].quote, status="undecided")
+    if asserted:
+        return ClaimVerdict(id=claim.id, met=True, evidence=asserted[0].quote, status="met")
+    if denials:
+        return ClaimVerdict(
+            id=claim.id, met=False, evidence=denials[0].quote, denied=True, status="denied"
+        )
+    return ClaimVerdict(id=claim.id, met=False)
 
 
 # reading an answer -----------------------------------------------------------------------
 
-Polarity = Literal["asserted", "denied", "mentioned"]
+Polarity = Literal["asserted", "denied", "mentioned", "hypothetical"]
 Span = tuple[int, int]
 
 # Length-preserving folding, so that spans in the folded text quote the learner's own text:
@@ -268,7 +391,12 @@ _FOLD = _WIDTH_FOLD | {ord("’"): "'", ord("‘"): "'", ord("-"): " ", ord("_")
 _FOLD |= {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 # A clause ends at these; a "." only when it is not a decimal point.
-_CLAUSE_END = re.compile(r"[。！？；，,;!?\n…]|(?<!\d)\.|\.(?!\d)")
+_CLAUSE_END = re.compile(r"[。！？；，,;!?\n…:：]|(?<!\d)\.|\.(?!\d)|(?<=[✗✘❌])")
+# A colon ends a clause only after a verdict (`that's wrong: an ID is a row`, `「…」：不对`);
+# elsewhere it joins a term to what is said of it (`ID：行号`).
+_VERDICT_BEFORE_COLON = re.compile(
+    r"(?:wrong|false|incorrect|untrue|not true|不对|错的|错了|不正确|不成立)\W*$|[」』”\"]\s*$"
+)
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|“[^”]*”|\"[^\"\n]*\"")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -290,7 +418,11 @@ _DENIAL_ZH = {
 }  # fmt: skip
 # Words that make a clause report an idea instead of holding it (如果…, …被当成…): a
 # misconception there is mentioned, not asserted.
-_REPORT_ZH = {"如果", "假如", "要是", "假设", "若", "当成", "当作", "看成", "误当", "误把", "当"}
+_REPORT_ZH = {"当成", "当作", "看成", "误当", "误把", "当"}
+# A condition (如果…, if…) makes a misconception in its clause a hypothesis: maybe the
+# learner's, maybe not. Across a comma (`if IDs are close, meanings are similar`) it is a
+# rule the learner states.
+_CONDITION_ZH = {"如果", "假如", "要是", "假设", "若"}
 # A negation followed by one of these denies a relation stated before it, so the whole
 # clause: `查表和 one-hot 乘表不是一回事`.
 _RELATION_ZH = ("一回事", "一样", "相同", "等价", "一码事", "同一回事", "同一件事", "相等", "等于")
@@ -311,7 +443,11 @@ _DENIAL_EN = re.compile(
     r"(?<![a-z])(?:wrong|false|untrue|incorrect|myth|misconception|mistaken|i thought"
     r"|used to (?:think|believe))(?![a-z])"
 )
-_REPORT_EN = re.compile(r"(?<![a-z])(?:if|suppose|supposing|would|as though|treat\w*)(?![a-z])")
+_REPORT_EN = re.compile(
+    r"(?<![a-z])(?:would|as though|treat\w*|(?:people|some|many|they|others) (?:say|think|believe))"
+    r"(?![a-z])|有人(?:说|认为|觉得|以为)|别人(?:说|认为|觉得)|常有人说"
+)
+_CONDITION_EN = re.compile(r"(?<![a-z])(?:if|suppose|supposing)(?![a-z])")
 # Past beliefs (以前觉得…, 之前我一直认为…) and crossed-out marks deny a clause too.
 _DENIAL_MARKS = re.compile(
     r"(?:之前|以前|曾经|原来|原先|过去|本来)我?(?:一直)?(?:都)?(?:觉得|认为|相信|以为)|[✗✘❌]"
@@ -337,6 +473,7 @@ class _Hit:
     clause: int
     polarity: Polarity
     quote: str
+    clauses: tuple[int, ...]  # the clause, or the two clauses of one sentence it spans
 
 
 def _matchers(item: RubricClaim | Misconception) -> tuple[_Matcher, ...]:
@@ -387,9 +524,11 @@ class _Clause:
     negations: list[Span] | None = None  # found on first need: jieba is slow to load
     denials: list[Span] | None = None
     reports: list[Span] | None = None
+    conditions: list[Span] | None = None
     turns: list[int] | None = None
     bare_denial: bool = False
     question: bool = False
+    comma: bool = False  # ends at a comma: the next clause goes on with the sentence
 
 
 class _Answer:
@@ -406,11 +545,13 @@ class _Answer:
     def _clauses(self) -> Iterator[_Clause]:
         start = 0
         for match in _CLAUSE_END.finditer(self.folded):
-            if self.folded[start : match.start()].strip():
-                asked = (
-                    match.group() == "?" or self.folded[start : match.start()].rstrip()[-1] == "吗"
-                )
-                yield _Clause(start, match.start(), question=asked)
+            before = self.folded[start : match.start()]
+            if match.group() in (":", "：") and not _VERDICT_BEFORE_COLON.search(before):
+                continue
+            if before.strip():
+                asked = match.group() == "?" or before.rstrip()[-1] == "吗"
+                comma = match.group() in (",", "，")
+                yield _Clause(start, match.start(), question=asked, comma=comma)
             start = match.end()
         if self.folded[start:].strip():
             yield _Clause(start, len(self.folded), question=self.folded.rstrip()[-1] == "吗")
@@ -426,25 +567,62 @@ class _Answer:
             self._words[pattern] = by_clause
         return self._words[pattern]
 
-    def find(self, matchers: tuple[_Matcher, ...], *, quotes_mention: bool = False) -> list[_Hit]:
+    def find(
+        self, matchers: tuple[_Matcher, ...], *, quotes_mention: bool = False, spans: bool = False
+    ) -> list[_Hit]:
         """Every clause where one of the phrases appears, with how it appears there; with
-        `quotes_mention`, words inside quotes are mentioned, not asserted."""
-        best: dict[int, Polarity] = {}
+        `quotes_mention`, words inside quotes are mentioned, not asserted; with `spans`, a
+        phrase of three parts or more may also run over two clauses of one sentence, its
+        first two parts in the first (`ID 相近，说明意思相近`)."""
+        best: dict[tuple[int, ...], Polarity] = {}
+
+        def keep(where: tuple[int, ...], polarity: Polarity | None) -> None:
+            if polarity is not None and _RANK[polarity] > _RANK.get(best.get(where), -1):
+                best[where] = polarity
+
         for matcher in matchers:
             by_set = [self._occurrences(pattern) for pattern in matcher.sets]
             candidates = set(by_set[0]).intersection(*by_set[1:])
             for number in candidates:
                 occurrences = [spans[number] for spans in by_set]
-                polarity = self._polarity(number, occurrences, quotes_mention)
-                if polarity is not None and _RANK[polarity] > _RANK.get(best.get(number), -1):
-                    best[number] = polarity
+                keep((number,), self._polarity(number, occurrences, quotes_mention))
+            if not spans or len(by_set) < 3:
+                continue
+            for number in set(by_set[0]) - candidates:
+                if number + 1 >= len(self.clauses) or not self.clauses[number].comma:
+                    continue
+                for split in range(2, len(by_set)):
+                    first = [found.get(number, []) for found in by_set[:split]]
+                    second = [found.get(number + 1, []) for found in by_set[split:]]
+                    if all(first) and all(second):
+                        keep((number, number + 1), self._across(number, first, second))
         hits = []
-        for number in sorted(best):
-            polarity = best[number]
-            if polarity == "asserted" and self._denied_by_next(number):
+        for where in sorted(best):
+            polarity = best[where]
+            if polarity == "asserted" and self._denied_by_next(where[-1]):
                 polarity = "denied"
-            hits.append(_Hit(number, polarity, self._quote(self.clauses[number])))
+            first, last = self.clauses[where[0]], self.clauses[where[-1]]
+            hits.append(_Hit(where[0], polarity, self._quote(first.start, last.end), where))
         return hits
+
+    def _across(
+        self, number: int, first: list[list[Span]], second: list[list[Span]]
+    ) -> Polarity | None:
+        """A phrase read over two clauses: denied or mentioned if either part is; a condition
+        in the first is the rule's own (`if …, …`), not a hypothesis. A turn in the second
+        (but, 却) sets it against the first: no phrase runs over it."""
+        if self._cued(number + 1).turns:
+            return None
+        polarities = (
+            self._polarity(number, first, True, rule=True),
+            self._polarity(number + 1, second, True, rule=True),
+        )
+        if None in polarities:
+            return None
+        for polarity in ("denied", "mentioned"):
+            if polarity in polarities:
+                return polarity
+        return "asserted"
 
     def _cued(self, number: int) -> _Clause:
         """The clause with its negations found (jieba is slow: only clauses that need it)."""
@@ -456,12 +634,12 @@ class _Answer:
     def _denied_by_next(self, number: int) -> bool:
         return number + 1 < len(self.clauses) and self._cued(number + 1).bare_denial
 
-    def _quote(self, clause: _Clause, limit: int = 80) -> str:
-        text = self.text[clause.start : clause.end].strip()
+    def _quote(self, start: int, end: int, limit: int = 80) -> str:
+        text = self.text[start:end].strip()
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def _polarity(
-        self, number: int, occurrences: list[list[Span]], quotes_mention: bool
+        self, number: int, occurrences: list[list[Span]], quotes_mention: bool, rule: bool = False
     ) -> Polarity | None:
         if _distinct(occurrences) is None:
             return None
@@ -470,7 +648,13 @@ class _Answer:
         clause = self._cued(number)
         words = [span for spans in occurrences for span in spans]
         assert clause.negations is not None and clause.denials is not None
-        if any(not _inside(cue, words) for cue in clause.denials):
+        # a denial covers its clause up to the next turn (`I used to think X but Y`)
+        denied = [
+            self._scope(clause, (clause.start, cue[1]))
+            for cue in clause.denials
+            if not _inside(cue, words)
+        ]
+        if any(_inside(word, denied) for word in words):
             return "denied"
         # a cue inside the phrase's own words (没有意义, 不随) is the phrase speaking
         scopes = [self._scope(clause, cue) for cue in clause.negations if not _inside(cue, words)]
@@ -479,13 +663,13 @@ class _Answer:
             return "denied"
         if not quotes_mention:
             return "asserted"
-        assert clause.reports is not None
+        assert clause.reports is not None and clause.conditions is not None
         if clause.reports:
             return "mentioned"
         unquoted = [[s for s in spans if not _inside(s, self.quoted)] for spans in free]
         if any(not spans for spans in unquoted) or _distinct(unquoted) is None:
             return "mentioned"
-        return "asserted"
+        return "hypothetical" if clause.conditions and not rule else "asserted"
 
     @staticmethod
     def _scope(clause: _Clause, cue: Span) -> Span:
@@ -494,7 +678,7 @@ class _Answer:
         return (cue[0], end)  # from the cue itself: 随 in 不随 is negated
 
 
-_RANK: dict[Polarity | None, int] = {"mentioned": 0, "denied": 1, "asserted": 2}
+_RANK: dict[Polarity | None, int] = {"mentioned": 0, "hypothetical": 1, "denied": 2, "asserted": 3}
 
 
 def _find_cues(folded: str, clause: _Clause) -> None:
@@ -507,12 +691,15 @@ def _find_cues(folded: str, clause: _Clause) -> None:
         for match in pattern.finditer(text)
     ]
     reports = [match.span() for match in _REPORT_EN.finditer(text)]
+    conditions = [match.span() for match in _CONDITION_EN.finditer(text)]
     turns = [match.start() for match in _TURN_EN.finditer(text)]
     for word, start, end in _segment(text):
         if word in _DENIAL_ZH:
             denials.append((start, end))
         elif word in _REPORT_ZH:
             reports.append((start, end))
+        elif word in _CONDITION_ZH:
+            conditions.append((start, end))
         elif word in _TURN_ZH:
             turns.append(start)
         elif _negating(word):
@@ -522,6 +709,7 @@ def _find_cues(folded: str, clause: _Clause) -> None:
     clause.negations = [(clause.start + a, clause.start + b) for a, b in negations]
     clause.denials = [(clause.start + a, clause.start + b) for a, b in denials]
     clause.reports = [(clause.start + a, clause.start + b) for a, b in reports]
+    clause.conditions = [(clause.start + a, clause.start + b) for a, b in conditions]
     clause.turns = sorted(clause.start + turn for turn in turns)
     clause.bare_denial = bool(negations or denials) and _says_nothing_else(
         text, negations + denials

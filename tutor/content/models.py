@@ -230,8 +230,11 @@ class SummarySection(ContentModel):
     title_en: str
     """The section's heading in English."""
     lists_misconceptions: bool = False
-    """Its text names misconceptions the learner corrected: the grader takes what is
-    written there as mentioned, not held."""
+    """Its text names misconceptions the learner corrected: the grader lists each one it
+    recognises there as fixed (credit), never as held."""
+    lists_questions: bool = False
+    """Its text is the learner's open questions: the grader reads no claim and no
+    misconception in it, and the teacher's report shows it as written."""
 
 
 def phrase_sets(phrase: str) -> list[list[str]]:

@@ -31,6 +31,16 @@ def quote(ctx: Says, text: str) -> str:
     return text[:QUOTE_CHARS] + ctx.t("core.more_chars", count=f"{len(text):,}")
 
 
+# Quotation marks inside a quotation become the inner kind, as Chinese and English write it.
+_INNER_QUOTES = str.maketrans({"「": "『", "」": "』", "“": "‘", "”": "’", '"': "'"})
+
+
+def inner_quotes(text: str) -> str:
+    """`text` ready to go inside 「…」 or “…”: a learner's own quotes turn to 『…』 or ‘…’,
+    so a quoted line never reads 「「…」」."""
+    return text.translate(_INNER_QUOTES)
+
+
 def _value(ctx: Says, value: object) -> str:
     if isinstance(value, Name):  # a path or a tensor's name: whole
         return str(value)

@@ -1,11 +1,13 @@
 """A free-text answer's feedback: what the grader found, then the learner's own check.
 
-The grader (tutor/content/grade.py) says which claims the answer asserts, which it denies
-(quoting the learner's clause) and which misconceptions it states, each with a pointed
-correction. A grader can still miss a paraphrase, so the reference claims follow as
-checkboxes: the learner ticks the ones they covered, as courses with free-text answers do,
-and the ticks are saved: posted (SelfCheckMarked) for the screen to save, which answers
-whether it could. Grading runs in a worker: the first answer loads jieba (~0.3 s).
+The grader (tutor/content/grade.py) says which claims the answer asserts (quoting the
+clause it found), which it denies (quoting the clause that negates it), which it cannot
+decide, and which misconceptions it states or lists as fixed, each held one with a pointed
+correction. A grader can still miss a paraphrase, so an unmet claim reads "not found", not
+✗, and the reference claims follow as checkboxes: the learner ticks the ones they
+covered, as courses with free-text answers do, and the ticks are saved: posted
+(SelfCheckMarked) for the screen to save, which answers whether it could. Grading runs in
+a worker: the first answer loads jieba (~0.3 s).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.widgets import Checkbox, Static
 from tutor.content.grade import Grade, Rubric, grade
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import Saving, SelfCheckMarked
+from tutor.words.refusals import inner_quotes
 
 if TYPE_CHECKING:
     from tutor.content.models import Misconception, RubricClaim
@@ -96,26 +99,35 @@ class RubricFeedback(Vertical):
         self._offer_self_check()
 
     def _findings(self, result: Grade) -> list[tuple[str, str]]:
+        """A met claim with the clause found; an unmet one as "not found, tick it if you
+        wrote it" (the grader can miss a paraphrase); ✗ only where a clause negates it."""
         ctx = tutor_context(self)
         lines: list[tuple[str, str]] = []
         for verdict in result.claims:
             claim = self._claim_text(self.rubric.claim(verdict.id))
-            if verdict.met:
+            evidence = inner_quotes(verdict.evidence)
+            if verdict.status == "met":
                 lines.append((ctx.t("quiz.covered", claim=claim), "$text-success"))
-            elif verdict.contradicted_by:
+                lines.append((ctx.t("quiz.found", evidence=evidence), "dim"))
+            elif verdict.status == "withdrawn":
                 name, _correction = self._misconception_text(
                     self.rubric.misconception(verdict.contradicted_by)
                 )
-                said = ctx.t("quiz.contradicted", evidence=verdict.evidence, name=name, claim=claim)
+                said = ctx.t("quiz.contradicted", evidence=evidence, name=name, claim=claim)
                 lines.append((said, "bold"))
-            elif verdict.denied:
-                lines.append((ctx.t("quiz.denied", evidence=verdict.evidence, claim=claim), "bold"))
+            elif verdict.status == "denied":
+                lines.append((ctx.t("quiz.denied", evidence=evidence, claim=claim), "bold"))
+            elif verdict.status == "undecided":
+                lines.append((ctx.t("quiz.undecided", evidence=evidence, claim=claim), ""))
             else:
-                lines.append((ctx.t("quiz.missing", claim=claim), "bold"))
+                lines.append((ctx.t("quiz.missing", claim=claim), ""))
+        for found in result.fixed:
+            name, _correction = self._misconception_text(self.rubric.misconception(found.id))
+            lines.append((ctx.t("quiz.fixed", name=name), "$text-success"))
         for found in result.matched:
             misconception = self.rubric.misconception(found.id)
             name, correction = self._misconception_text(misconception)
-            said = ctx.t("quiz.misconception", name=name, evidence=found.evidence)
+            said = ctx.t("quiz.misconception", name=name, evidence=inner_quotes(found.evidence))
             lines += [(said, "bold $text-warning"), (f"  → {correction}", "")]
         return lines
 

@@ -4,9 +4,10 @@ The widget never touches the progress store: the screen hands it what was saved
 (SavedSummary), every change is posted (SummaryDraftChanged) for the screen to save within
 a second (tutor.tui.screens.saving), and the screen says whether the save worked, so the
 status line never claims a save that failed. After submitting (SummarySubmitted), the
-grader says which key claims the summary makes, denies or misses and which misconceptions
-it states (RubricFeedback), the learner ticks the claims they covered, and the reference
-appears.
+grader reads the sections by their headings (`summary_answer`): which key claims the summary
+makes, denies or misses, which misconceptions it states, and which ones 纠正了的误解 lists as
+fixed; 还没解决的问题 asserts nothing (RubricFeedback). The learner ticks the claims they
+covered, and the reference appears.
 """
 
 from __future__ import annotations
@@ -151,7 +152,11 @@ class SummaryEditor(Vertical):
         ctx = tutor_context(self)
         assert self.result is not None
         score = ctx.t("summary.score", covered=len(self.result.met), total=len(self.result.claims))
-        return [(f"{ctx.t('summary.feedback')} · ", "bold"), (score, "bold")]
+        parts: list[str | tuple[str, str]] = [(f"{ctx.t('summary.feedback')} · ", "bold")]
+        parts.append((score, "bold"))
+        if self.result.fixed:
+            parts.append((" · " + ctx.t("summary.fixed", count=len(self.result.fixed)), "bold"))
+        return parts
 
     def _status(self, text: str) -> None:
         self.query_one("#status", Static).update(Content.styled(text, "dim italic"))
