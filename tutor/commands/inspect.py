@@ -8,60 +8,16 @@ cannot answer is one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import unicodedata
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from tutor.commands.output import columns, neighbour_table, print_json, shown, speaker_for, table
 
 if TYPE_CHECKING:
     from tutor.core.model import ProjectModel
-    from tutor.core.similarity import Neighbour
     from tutor.words.i18n import Speaker
 
 EXIT_USAGE = 2
-
-
-def _width(text: str) -> int:
-    """Terminal columns of `text`: CJK and fullwidth characters take two."""
-    return sum(
-        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-        for ch in text
-    )
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - _width(text))
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(_width(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    lines = [
-        "  ".join(_pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip()
-        for line in (header, *rows)
-    ]
-    return "\n".join(lines)
-
-
-def _show(piece: str) -> str:
-    """A piece quoted so that spaces and control characters are visible."""
-    return repr(piece)
-
-
-def _print_json(data: object) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
-
-
-def speaker_for(args: argparse.Namespace) -> Speaker:
-    """The interface's language: Chinese unless `--lang en`."""
-    from tutor.words.i18n import Speaker
-
-    return Speaker("en" if args.lang == "en" else "zh")
-
-
-def columns(speaker: Speaker, *names: str) -> list[str]:
-    """Column names in the interface's language (`#` and `id` as they are)."""
-    return [name if name in ("#", "id") else speaker.t(f"inspect.col.{name}") for name in names]
 
 
 def _opened(args: argparse.Namespace) -> ProjectModel:
@@ -90,7 +46,7 @@ def _tokenize(args: argparse.Namespace) -> int:
         scheme = get_scheme(args.scheme)
     tokens = scheme.encode(args.text)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "scheme": args.scheme,
                 "tokens": [
@@ -103,8 +59,8 @@ def _tokenize(args: argparse.Namespace) -> int:
     name = scheme.name if args.model is not None else args.scheme
     key = "inspect.tokens_one" if len(tokens) == 1 else "inspect.tokens"
     print(speaker.t(key, scheme=name, count=f"{len(tokens):,}"))
-    rows = [[str(i), str(t.id), f"{t.start}:{t.end}", _show(t.piece)] for i, t in enumerate(tokens)]
-    print(_table(columns(speaker, "#", "id", "span", "piece"), rows))
+    rows = [[str(i), str(t.id), f"{t.start}:{t.end}", shown(t.piece)] for i, t in enumerate(tokens)]
+    print(table(columns(speaker, "#", "id", "span", "piece"), rows))
     return 0
 
 
@@ -130,7 +86,7 @@ def _neighbours(args: argparse.Namespace) -> int:
     model = _opened(args)
     result = nearest(model, args.token, args.scheme, k=args.k, exact=args.piece)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "token": result.piece,
                 "id": result.id,
@@ -147,7 +103,7 @@ def _neighbours(args: argparse.Namespace) -> int:
     print(
         speaker.t(
             "inspect.neighbours",
-            token=_show(result.piece),
+            token=shown(result.piece),
             id=result.id,
             scheme=result.scheme,
             score=speaker.t(f"inspect.score.{args.scheme}"),
@@ -160,15 +116,6 @@ def _neighbours(args: argparse.Namespace) -> int:
     return 0
 
 
-def neighbour_table(speaker: Speaker, found: Sequence[Neighbour]) -> str:
-    mark = " " + speaker.t("explore.reserved")
-    rows = [
-        [str(n.rank), str(n.id), f"{n.score:.4g}", _show(n.piece) + (mark if n.reserved else "")]
-        for n in found
-    ]
-    return _table(columns(speaker, "rank", "id", "score", "token"), rows)
-
-
 def _similarity(args: argparse.Namespace) -> int:
     if getattr(args, "step", None) is not None:
         from tutor.commands import steps
@@ -179,13 +126,13 @@ def _similarity(args: argparse.Namespace) -> int:
     model = _opened(args)
     pieces, matrix = similarity(model, args.tokens, args.stage, exact=args.piece)
     if args.json:
-        _print_json({"tokens": pieces, "matrix": matrix.tolist()})
+        print_json({"tokens": pieces, "matrix": matrix.tolist()})
         return 0
     speaker = speaker_for(args)
-    table, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
-    print(speaker.t("inspect.similarity", table=table, note=note))
+    stage, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
+    print(speaker.t("inspect.similarity", table=stage, note=note))
     rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
-    print(_table(["", *pieces], rows))
+    print(table(["", *pieces], rows))
     return 0
 
 
@@ -196,7 +143,7 @@ def _analogy(args: argparse.Namespace) -> int:
     a, b, c = args.a, args.b, args.c
     found = analogy(model, a, b, c, stage=args.stage, k=args.k, exact=args.piece)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "query": [a, b, c],
                 "neighbours": [{"token": n.piece, "id": n.id, "score": n.score} for n in found],
@@ -204,8 +151,8 @@ def _analogy(args: argparse.Namespace) -> int:
         )
         return 0
     speaker = speaker_for(args)
-    table, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
-    print(speaker.t("inspect.analogy", a=a, b=b, c=c, table=table, note=note))
+    stage, note = speaker.t(f"inspect.table.{args.stage}"), _stage_note(speaker, model, args.stage)
+    print(speaker.t("inspect.analogy", a=a, b=b, c=c, table=stage, note=note))
     print(neighbour_table(speaker, found))
     return 0
 
@@ -216,7 +163,7 @@ def _facts(args: argparse.Namespace) -> int:
     registry = load_facts()
     facts = [fact_named(registry, args.key)] if args.key is not None else list(registry.values())
     if args.json:
-        _print_json(
+        print_json(
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]
         )
         return 0
@@ -233,7 +180,7 @@ def _facts(args: argparse.Namespace) -> int:
         ]
         for f in facts
     ]
-    print(_table(columns(speaker, "key", "value", "unit", "evidence", "source"), rows))
+    print(table(columns(speaker, "key", "value", "unit", "evidence", "source"), rows))
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from tutor.commands.inspect import _print_json, _show, _table, neighbour_table, speaker_for
+from tutor.commands.output import neighbour_table, print_json, shown, speaker_for, table
 from tutor.core.model import open_model
 from tutor.core.trajectory import Trajectory, load
 
@@ -23,7 +23,7 @@ def similarity(args: argparse.Namespace) -> int:
     run, index = _run(args)
     pieces, matrix = run.similarity(args.tokens, index)
     if args.json:
-        _print_json({"step": args.step, "tokens": pieces, "matrix": matrix.tolist()})
+        print_json({"step": args.step, "tokens": pieces, "matrix": matrix.tolist()})
         return 0
     print(
         speaker_for(args).t(
@@ -34,7 +34,7 @@ def similarity(args: argparse.Namespace) -> int:
         )
     )
     rows = [[p, *(f"{v:.3f}" for v in row)] for p, row in zip(pieces, matrix, strict=True)]
-    print(_table(["", *pieces], rows))
+    print(table(["", *pieces], rows))
     return 0
 
 
@@ -43,7 +43,7 @@ def neighbours(args: argparse.Namespace) -> int:
     found = run.nearest(args.token, index, k=args.k)
     where = f"among the {len(run.tokens)} tokens recorded during training, not the whole table"
     if args.json:
-        _print_json(
+        print_json(
             {
                 "token": args.token,
                 "step": args.step,
@@ -58,7 +58,7 @@ def neighbours(args: argparse.Namespace) -> int:
     print(
         speaker.t(
             "inspect.step_neighbours",
-            token=_show(args.token),
+            token=shown(args.token),
             step=args.step,
             count=len(run.tokens),
         )

@@ -1,0 +1,68 @@
+"""What every inspecting command prints with: tables whose columns line up in a terminal
+(CJK takes two columns), pieces shown with their spaces and control characters visible,
+JSON for scripts, and the interface's language."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor.core.similarity import Neighbour
+    from tutor.words.i18n import Speaker
+
+
+def text_width(text: str) -> int:
+    """Terminal columns of `text`: CJK and fullwidth characters take two."""
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
+    )
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - text_width(text))
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [
+        max(text_width(cell) for cell in column) for column in zip(header, *rows, strict=True)
+    ]
+    lines = [
+        "  ".join(_pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *rows)
+    ]
+    return "\n".join(lines)
+
+
+def shown(piece: str) -> str:
+    """A piece quoted so that spaces and control characters are visible."""
+    return repr(piece)
+
+
+def print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def speaker_for(args: argparse.Namespace) -> Speaker:
+    """The interface's language: Chinese unless `--lang en`."""
+    from tutor.words.i18n import Speaker
+
+    return Speaker("en" if args.lang == "en" else "zh")
+
+
+def columns(speaker: Speaker, *names: str) -> list[str]:
+    """Column names in the interface's language (`#` and `id` as they are)."""
+    return [name if name in ("#", "id") else speaker.t(f"inspect.col.{name}") for name in names]
+
+
+def neighbour_table(speaker: Speaker, found: Sequence[Neighbour]) -> str:
+    mark = " " + speaker.t("explore.reserved")
+    rows = [
+        [str(n.rank), str(n.id), f"{n.score:.4g}", shown(n.piece) + (mark if n.reserved else "")]
+        for n in found
+    ]
+    return table(columns(speaker, "rank", "id", "score", "token"), rows)
