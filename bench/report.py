@@ -23,7 +23,7 @@ from _common import emit, machine, make_parser, summary_ms
 WRITER = """
 import json, sys, time
 from pathlib import Path
-from tutor.progress.store import open_store
+from tutor.progress.opening import open_store
 where = json.loads(sys.argv[1])
 if "data_dir" in where:
     where["data_dir"] = Path(where["data_dir"])
@@ -49,7 +49,7 @@ while True:
 
 
 def fill(where: dict[str, object], learners: int) -> None:
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     for n in range(learners):
         store = open_store(f"SHA256:learner{n:04d}", **where)  # type: ignore[arg-type]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.postgres import PostgresServer
-from tutor.progress.store import ProgressStore, open_store
+from tutor.progress.opening import open_store
+from tutor.progress.store import ProgressStore
 
 OpenStore = Callable[[str], ProgressStore]
 

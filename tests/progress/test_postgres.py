@@ -10,8 +10,9 @@ import pytest
 
 from tests.postgres import PostgresServer
 from tutor.progress.migrations import SCHEMA_VERSION
+from tutor.progress.opening import open_store
 from tutor.progress.postgres import PostgresStore, connect
-from tutor.progress.store import StoreError, open_store
+from tutor.progress.store import StoreError
 
 
 def test_the_schema_version_is_recorded_and_a_newer_one_refused(

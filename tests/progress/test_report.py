@@ -167,7 +167,7 @@ def test_the_english_table_says_misconceptions_in_english(
 
 
 def test_reading_does_not_wait_for_a_learner_who_is_writing(tmp_path: Path) -> None:
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     open_store("ada", tmp_path).visit_page("embedding", 3)
     writer = sqlite3.connect(tmp_path / DB_FILENAME, isolation_level=None)
@@ -231,7 +231,7 @@ def test_no_progress_yet_is_a_clear_message(
 def test_an_unknown_lesson_names_the_known_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     open_store("ada", tmp_path).visit_page("embedding", 1)
     assert main(["report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
@@ -251,7 +251,7 @@ def test_a_file_that_is_not_a_progress_file_is_said_in_the_interfaces_language(
     )
     keys = tmp_path / "missing_keys"
     (tmp_path / DB_FILENAME).unlink()
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     open_store("ada", tmp_path).visit_page("embedding", 1)
     assert main(["report", "--data-dir", str(tmp_path), "--authorized-keys", str(keys)]) == 2
@@ -261,7 +261,7 @@ def test_a_file_that_is_not_a_progress_file_is_said_in_the_interfaces_language(
 def test_a_hostile_key_comment_neither_styles_the_table_nor_runs_in_a_spreadsheet(
     tmp_path: Path,
 ) -> None:
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     open_store(ADA, tmp_path).visit_page("embedding", 1)
     keys = tmp_path / "keys"
@@ -342,7 +342,7 @@ def test_reading_as_root_leaves_only_files_the_stores_owner_can_write(tmp_path: 
     """`sudo tutor report` while the server is stopped: the read-only open creates the
     `-wal` and `-shm` files, and they must belong to the store's owner, or the server
     could no longer write when it starts again."""
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     store = open_store(ADA, tmp_path)
     store.visit_page("embedding", 1)
@@ -383,7 +383,7 @@ def store_owned_by_nobody(mode: int) -> Path:
     may write (as a class's shared folder could be)."""
     import tempfile
 
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     folder = Path(tempfile.mkdtemp(prefix="tutor-report-"))
     store = open_store(ADA, folder)

@@ -11,8 +11,8 @@ from tests.progress.conftest import OpenStore
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
 from tutor.progress.classview import read_class
+from tutor.progress.opening import open_store
 from tutor.progress.review import answers_to_review
-from tutor.progress.store import open_store
 from tutor.tui.review import ReviewApp
 from tutor.tui.widgets.mark_toggle import MarkToggle
 from tutor.tui.widgets.marking import ItemMarking

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from tutor.progress.migrations import SCHEMA_VERSION
+from tutor.progress.opening import open_in_background
 from tutor.progress.sqlite import DB_FILENAME
 from tutor.progress.sqlite import SqliteStore as ProgressStore
-from tutor.progress.store import StoreError, open_in_background
+from tutor.progress.store import StoreError
 
 
 def test_database_is_wal_with_a_schema_version(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ WRITER = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     where = json.loads(sys.argv[1])
     if "data_dir" in where:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tutor.progress.migrations import SCHEMA_VERSION
+from tutor.progress.opening import open_store
 from tutor.progress.sqlite import DB_FILENAME
-from tutor.progress.store import StoreError, open_store
+from tutor.progress.store import StoreError
 from tutor.progress.trouble import trouble
 
 

@@ -17,7 +17,8 @@ from textual.widgets import Static
 from tests.tui.conftest import app_for, settle
 from tutor.content import load_lessons
 from tutor.content.problems import Problem, is_control
-from tutor.progress.store import ProgressStore, StoreError, open_in_background
+from tutor.progress.opening import open_in_background
+from tutor.progress.store import ProgressStore, StoreError
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport

@@ -135,7 +135,7 @@ def test_review(
     """`tutor review` on a learner's summary, two marks set and the first claim focused."""
     from tests.progress.test_review import review_app
     from tutor.progress.marks import TeacherMarks
-    from tutor.progress.store import open_store
+    from tutor.progress.opening import open_store
 
     ada = open_store("ada", tmp_path)
     ada.submit_summary(

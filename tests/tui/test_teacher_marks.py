@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.tui.conftest import LEARNER, LESSON, settle
 from tutor.progress.marks import TeacherMarks
-from tutor.progress.store import open_store
+from tutor.progress.opening import open_store
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.teacher_marks import TeacherMarksView
 

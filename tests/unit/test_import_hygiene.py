@@ -31,7 +31,7 @@ def test_help_imports_nothing_heavy():
 
 def test_the_progress_layer_imports_neither_textual_nor_postgresql_for_sqlite():
     code = (
-        "import tempfile, pathlib\nfrom tutor.progress.store import open_store\n"
+        "import tempfile, pathlib\nfrom tutor.progress.opening import open_store\n"
         "open_store('ada', pathlib.Path(tempfile.mkdtemp())).visit_page('embedding', 1)"
     )
     loaded = _modules_after(code)

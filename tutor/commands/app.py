@@ -72,12 +72,12 @@ def build(args: argparse.Namespace) -> TutorApp:
     gc.disable()
 
     from tutor.core.paths import content_dir
+    from tutor.progress.opening import open_in_background
     from tutor.progress.store import (
         default_data_dir,
         default_database,
         default_learner,
         guest_requested,
-        open_in_background,
     )
 
     learner = args.learner or os.environ.get("TUTOR_LEARNER") or default_learner()

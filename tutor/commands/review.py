@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if lesson is None:
         print(speaker.t("review.no_lessons"), file=sys.stderr)
         return 2
+    from tutor.progress.opening import open_store
     from tutor.progress.review import answers_to_review
-    from tutor.progress.store import StoreError, default_data_dir, default_database, open_store
+    from tutor.progress.store import StoreError, default_data_dir, default_database
     from tutor.words.refusals import why_not_saved
 
     data_dir = (args.data_dir or default_data_dir()).expanduser()

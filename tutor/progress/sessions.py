@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.progress.opening import open_store
 from tutor.progress.sql import SqlProgressStore
-from tutor.progress.store import StoreError, open_store
+from tutor.progress.store import StoreError
 
 if TYPE_CHECKING:
     import psycopg

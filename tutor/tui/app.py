@@ -25,12 +25,8 @@ from tutor.content.cache import LessonContent, open_content
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
 from tutor.lazy import load
-from tutor.progress.store import (
-    ProgressStore,
-    StoreError,
-    open_in_background,
-    open_store,
-)
+from tutor.progress.opening import open_in_background, open_store
+from tutor.progress.store import ProgressStore, StoreError
 from tutor.tui import cjk_wrap, css_cache
 from tutor.tui.context import TutorContext
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
