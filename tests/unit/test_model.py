@@ -119,11 +119,11 @@ def test_the_recorded_run_is_mapped_not_copied(tmp_path: Path) -> None:
     import sys
 
     from tutor.core import trajectory
-    from tutor.core.model import recorded_run
     from tutor.core.paths import default_model_dir
+    from tutor.core.recorded import recorded_run
 
     code = (
-        "import json, sys, numpy as np\nfrom tutor.core.model import recorded_run\n"
+        "import json, sys, numpy as np\nfrom tutor.core.recorded import recorded_run\n"
         "from tutor.core.paths import default_model_dir\n"
         "run = recorded_run(default_model_dir())\n"
         "print(json.dumps({'mapped': isinstance(run.rows, np.memmap),"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,13 +37,9 @@ from tutor.core.table import (
     TableError,
     TensorEntry,
     check_table,
-    map_float32,
     read_header,
 )
 from tutor.core.tokenize import PROJECT, Scheme, TokenizeError, load_scheme
-
-if TYPE_CHECKING:
-    from tutor.core.trajectory import Trajectory
 
 TOKENIZER_FILE = "tokenizer.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -350,28 +345,3 @@ def table_shape(model: ProjectModel) -> TableShape:
         rows=model.static.rows if model.static else vocab,
         disagreements=tuple(model.disagreements),
     )
-
-
-def recorded_run(model_dir: Path) -> Trajectory:
-    """The training run recorded with the model in `model_dir`, its rows memory-mapped.
-
-    `tutor.core.trajectory.load` reads them through safetensors, which imports its library
-    and holds the file twice while it copies the rows: about 5 MB at the peak of a
-    learner's walk through the lesson, for rows that are read once.
-    """
-    from tutor.core import trajectory
-
-    if not trajectory.has_trajectory(model_dir):
-        return trajectory.load(model_dir)  # refused there, in its words: no recorded run
-    try:
-        meta = trajectory.TrajectoryMeta.model_validate_json(
-            (model_dir / trajectory.META_FILE).read_bytes()
-        )
-        rows = map_float32(model_dir / trajectory.ROWS_FILE, "rows")
-    except (ValueError, OSError) as exc:  # pydantic's and the table's errors are ValueErrors
-        raise trajectory.TrajectoryError(
-            f"{model_dir}: the recorded run cannot be read: {exc}",
-            "trajectory_unreadable",
-            folder=model_dir,
-        ) from exc
-    return trajectory.Trajectory(meta, rows)

@@ -106,7 +106,7 @@ Prepared = tuple[RunView | None, str, Path | None]  # the run, why not, the mode
 
 def load_run(ctx: TutorContext, config: TrainingWidget) -> Prepared:
     """In a worker: open the model and its recorded run, and prepare every checkpoint."""
-    from tutor.core.model import recorded_run
+    from tutor.core.recorded import recorded_run
     from tutor.core.trajectory import TrajectoryError
 
     try:
