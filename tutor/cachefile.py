@@ -2,7 +2,8 @@
 
 Shared by the content cache (tutor.content.cache) and the parsed interface strings
 (tutor.words.i18n): both keep the conclusion of slow work between starts, read back with
-json alone. Neither layer owns these helpers, so they live beside both.
+json alone. Neither layer owns these helpers, so they live beside both; where the cache
+folder is, tutor.core.paths says.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import json
 import os
 from pathlib import Path
 from typing import Any
-
-from tutor.core.paths import default_cache_dir as default_cache_dir  # one definition
 
 FORMAT = 1
 

@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tutor.cachefile import default_cache_dir
 from tutor.content.cache import LessonContent
-from tutor.core.paths import content_dir
+from tutor.core.paths import content_dir, default_cache_dir
 from tutor.words.i18n import Speaker
 from tutor.words.refusals import why_unreadable
 

@@ -758,7 +758,7 @@ def _jieba():  # type: ignore[no-untyped-def]
 
     import jieba
 
-    from tutor.cachefile import default_cache_dir
+    from tutor.core.paths import default_cache_dir
 
     jieba.setLogLevel(logging.ERROR)
     folder = default_cache_dir()

@@ -74,7 +74,8 @@ def _load_list(path: Path) -> list[object]:
 def _parsed_yaml(text: str) -> object:
     """The YAML `text` as data: from the cache dir when this very text was parsed before,
     else parsed now (and kept, when it is plain JSON data)."""
-    from tutor.cachefile import default_cache_dir, read_cached, write_cached
+    from tutor.cachefile import read_cached, write_cached
+    from tutor.core.paths import default_cache_dir
 
     key = hashlib.sha256(text.encode("utf-8")).hexdigest()
     kept = default_cache_dir() / PARSED_CITED

@@ -20,10 +20,10 @@ from textual.geometry import Size
 from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 
-from tutor.cachefile import default_cache_dir
 from tutor.content.cache import LessonContent, open_content
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
+from tutor.core.paths import default_cache_dir
 from tutor.lazy import load
 from tutor.progress.opening import open_in_background, open_store
 from tutor.progress.store import ProgressStore, StoreError

@@ -13,7 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Literal, TypeGuard
 
-from tutor.cachefile import default_cache_dir, read_cached, write_cached
+from tutor.cachefile import read_cached, write_cached
+from tutor.core.paths import default_cache_dir
 
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
