@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
+    from rich.console import RenderableType
     from textual.driver import Driver
 
     from tutor.content.models import Lesson, Page
@@ -497,6 +498,18 @@ class TutorApp(App[None]):
         learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
         self.crashed = self.crashed or self._exception
         self._close_messages_no_wait()
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual's other way out of a bug (an error that renders itself, a failing input
+        thread) prints the error and lets the app end with status 0: here it is the same
+        crash as any other."""
+        self.crashed = self.crashed or self._exception or RuntimeError(repr(renderables))
+        self._close_messages_no_wait()
+
+    def crash_in_thread(self, error: BaseException) -> None:
+        """A bug in a thread of the app's own (threading.excepthook, set by `tutor`): the
+        app ends as on one in its loop, not with a traceback printed over the screen."""
+        self.call_later(self._handle_exception, error)
 
     # the lesson and nothing outside it ---------------------------------------
 

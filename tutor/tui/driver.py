@@ -11,6 +11,12 @@ input), and over SSH `tutor serve` stops reading the learner's connection in tur
 sender is the one held back. A bracketed paste is cut at MAX_PASTE_CHARS as it streams in:
 what is cut is read and dropped, never held. The learner hears of both (InputHeld,
 PasteCut; TutorApp says them).
+
+What the terminal sends is the learner's to choose (over SSH, anyone's): the parser
+(TerminalParser) reads past key reports it cannot decode and bytes that are not UTF-8, and
+takes the window's size only from the terminal device, never from the input. A fault in
+this thread still ends the app through the tutor's crash path (tutor.crash), as one in the
+app's own loop does.
 """
 
 from __future__ import annotations
@@ -21,16 +27,19 @@ import stat
 import threading
 import time
 from codecs import getincrementaldecoder
+from collections.abc import Generator
 from functools import partial
 
 from textual import events
 from textual._loop import loop_last
-from textual._parser import ParseError
+from textual._parser import ParseError, Peek1, Read1, TokenCallback
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import ScreenStackError
 from textual.drivers.linux_driver import LinuxDriver
+from textual.keys import Keys
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.messages import InBandWindowResize
 
 # Input events handed to the app and not yet handled, at most: keys are checked off in
 # batches of half this, and the next batch waits for the one before it.
@@ -125,6 +134,36 @@ class PasteCap:
         self._length += len(text)
 
 
+class TerminalParser(XTermParser):
+    """Textual's parser, for input nobody vouches for.
+
+    - A kitty key report whose numbers are past Unicode, past a C integer or split by
+      colons where one number belongs made Textual's parser raise (`chr()`, `int()`), which
+      ended the input thread: such a report is a key nobody pressed, and is ignored.
+    - A size report in the input (`ESC[48;rows;cols;…t`, what a terminal in mode 2048
+      sends) let a learner give the app a size past every cap (10,000 x 10,000 cells grew
+      a session to 906 MB), and one without a pixel size made the next mouse report divide
+      by zero. The size comes from the terminal device only (SIGWINCH), which `tutor serve`
+      sets from the SSH client's window, capped; the reports, and the terminal's answer
+      that it could send them, are dropped.
+    """
+
+    def parse(self, token_callback: TokenCallback) -> Generator[Read1 | Peek1, str, None]:
+        def sized_by_the_terminal_only(token: Message) -> None:
+            if isinstance(token, events.Resize | InBandWindowResize):
+                self.mouse_pixels = False  # the report turned it on: no pixel coordinates
+                return
+            token_callback(token)
+
+        return super().parse(sized_by_the_terminal_only)
+
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+        try:
+            return super()._parse_extended_key(sequence)
+        except (ValueError, OverflowError):
+            return [events.Key(Keys.Ignore, sequence)]
+
+
 class PacedDriver(LinuxDriver):
     """LinuxDriver whose input thread waits for the app (MAX_WAITING_EVENTS) and cuts
     pastes (MAX_PASTE_CHARS)."""
@@ -187,12 +226,25 @@ class PacedDriver(LinuxDriver):
             self._reached = max(self._reached, checkpoint)
             self._caught_up.notify()
 
+    def _query_in_band_window_resize(self) -> None:
+        """Not asked: sizes come from the terminal device only (TerminalParser)."""
+
+    def _run_input_thread(self) -> None:
+        """Textual's wrapper of the loop shows a fault as a traceback (App.panic: server
+        paths to a learner over SSH) and the app then ends with status 0, as after q. Here
+        the fault goes where one in the app's loop goes: the tutor's crash path."""
+        try:
+            self.run_input_thread()
+        except BaseException as error:
+            self._app.call_later(self._app._handle_exception, error)
+
     def run_input_thread(self) -> None:
-        """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing."""
+        """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing,
+        the tutor's parser, and bytes that are not UTF-8 read as U+FFFD (they raised)."""
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
-        parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")().decode
+        parser = TerminalParser(self._debug)
+        decode = getincrementaldecoder("utf-8")("replace").decode
         cap = PasteCap(MAX_PASTE_CHARS)
         read = partial(os.read, self.fileno, _READ_BYTES)
         # a terminal (or /dev/null), not a pipe; isatty() says no once it has hung up
