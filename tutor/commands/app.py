@@ -30,7 +30,7 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
         return EXIT_USAGE
     try:
         app = make()
-        with _threads_crash_into(app):
+        with _threads_crash_into(app), _stopped_by_signals(app):
             app.run()
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
@@ -67,6 +67,29 @@ def _threads_crash_into(app: TutorApp) -> Iterator[None]:
         yield
     finally:
         threading.excepthook = before
+
+
+@contextmanager
+def _stopped_by_signals(app: TutorApp) -> Iterator[None]:
+    """SIGTERM (a shutdown, `tutor serve` ending a session) and SIGHUP (a window or
+    connection closed) end the app as q does, drafts saved, where they killed it and the
+    last keys typed were lost."""
+    import asyncio
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the app is not running (yet, or any more): nothing typed
+            raise SystemExit(128 + signum) from None
+        loop.call_soon_threadsafe(app.stop_for_signal, signum)
+
+    before = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _model_opens(model_dir: Path, lang: Lang) -> bool:

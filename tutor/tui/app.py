@@ -506,6 +506,11 @@ class TutorApp(App[None]):
         self.crashed = self.crashed or self._exception or RuntimeError(repr(renderables))
         self._close_messages_no_wait()
 
+    def stop_for_signal(self, signum: int) -> None:
+        """Told to stop (SIGTERM, SIGHUP: set by `tutor`): ended as after q, so the pages
+        save what is typed, with the status a shell gives a process stopped by a signal."""
+        self.exit(return_code=128 + signum)
+
     def crash_in_thread(self, error: BaseException) -> None:
         """A bug in a thread of the app's own (threading.excepthook, set by `tutor`): the
         app ends as on one in its loop, not with a traceback printed over the screen."""
