@@ -314,6 +314,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     )
     serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS")
     serve.add_argument("--max-session-length", type=float, default=4 * 3600, metavar="SECONDS")
+    serve.add_argument("--session-memory", type=int, default=1024, metavar="MB")
     serve.add_argument("--login-timeout", type=float, default=60, metavar="SECONDS")
     serve.add_argument(
         "--rate",

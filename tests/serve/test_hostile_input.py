@@ -4,6 +4,7 @@ client gave (capped by the server), and a bug anywhere still ends it with the ap
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.serve.conftest import Terminal, make_config, serving, wait_until
 from tests.serve.test_sessions import only_child
+from tutor.crash import EXIT_CRASH
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -77,3 +79,29 @@ async def test_a_window_size_claimed_through_the_input_is_not_taken(
         term.press("q")
         assert await term.closed() == 0
     assert "Traceback" not in term.raw.decode(errors="replace")
+
+
+async def test_a_session_past_its_memory_ceiling_ends_saying_so(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ceiling set just above what the lesson list takes: turning pages needs more, the
+    tutor's next allocation fails, and it ends through the crash path with a sentence
+    that names the limit, not with a traceback or by taking the server's memory."""
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    async with serving(make_config(tmp_path, session_memory_mb=130)) as server:
+        term = await Terminal.open(server.port, keys["bob"])
+        await term.wait_for(*HOME_WORDS)
+        term.press("\r")
+        for _ in range(16):
+            await asyncio.sleep(1.5)
+            if term.process.exit_status is not None:
+                break
+            term.press("n")
+        assert await term.closed() == EXIT_CRASH
+    seen = "".join(term.raw.decode(errors="replace").split())
+    assert "Traceback" not in seen
+    assert "reachedthememorylimittheservergiveseachsession(130MB)" in seen
+    assert "Yourprogressuptohereissaved" in seen
+    crash = next(line for line in session_log(caplog) if line.startswith("session crash"))
+    # the allocation that failed: an object's, or a new thread's stack
+    assert "MemoryError" in crash or "can't start new thread" in crash

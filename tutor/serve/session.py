@@ -222,7 +222,12 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             data_dir = self._guest_dir
         argv = child_argv(config.app_args, self.identity.learner_id)
         env = child_environment(
-            self._term, self._chan.get_environment(), data_dir, self.identity, config.database
+            self._term,
+            self._chan.get_environment(),
+            data_dir,
+            self.identity,
+            config.database,
+            config.session_memory_mb,
         )
         try:
             self._child = ChildTerminal(
