@@ -27,7 +27,7 @@ import stat
 import threading
 import time
 from codecs import getincrementaldecoder
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from functools import partial
 
 from textual import events
@@ -51,6 +51,7 @@ HELD_NOTE_AFTER_S = 1.0  # input held back this long: the learner is told why ke
 HELD_NOTE_EVERY_S = 10.0  # and not again within this (TutorApp shows the note 10 s)
 _READ_BYTES = 4096  # as Textual reads
 _WAIT_STEP_S = 0.1  # how often a held thread looks whether the app is stopping
+AFTER_INPUT_WAIT_S = 1.0  # after_input waits this long at most for the input to pause
 
 
 class InputHeld(Message):
@@ -177,6 +178,7 @@ class PacedDriver(LinuxDriver):
         self._reaching: tuple[int, MessagePump] | None = None
         self._caught_up = threading.Condition()
         self._noted_at = -HELD_NOTE_EVERY_S
+        self._after_input: Callable[[], object] | None = None  # after_input's callback
 
     def process_message(self, message: Message) -> None:
         """Runs in the input thread: after each batch, wait for the batch before it."""
@@ -226,6 +228,12 @@ class PacedDriver(LinuxDriver):
             self._reached = max(self._reached, checkpoint)
             self._caught_up.notify()
 
+    def after_input(self, callback: Callable[[], object]) -> None:
+        """Any thread: run `callback` in the app once the keys the terminal holds now are
+        read and handed to the app before it (a stop that keeps the last keys typed); at
+        most AFTER_INPUT_WAIT_S later if the input never pauses."""
+        self._after_input = callback
+
     def _query_in_band_window_resize(self) -> None:
         """Not asked: sizes come from the terminal device only (TerminalParser)."""
 
@@ -271,9 +279,19 @@ class PacedDriver(LinuxDriver):
             for event in parser.tick():
                 self.process_message(event)
 
+        asked_at = 0.0  # when after_input's callback came
         try:
             while not self.exit_event.is_set() and selector.get_map():
-                process(selector.select(0.1))
+                waiting = self._after_input
+                ready = selector.select(0 if waiting else 0.1)
+                process(ready)
+                if waiting is not None:
+                    asked_at = asked_at or time.monotonic()
+                    if not ready or time.monotonic() - asked_at > AFTER_INPUT_WAIT_S:
+                        self._after_input, asked_at = None, 0.0
+                        self.send_message(events.Callback(callback=waiting))
+            if self._after_input is not None:  # the input ended first
+                self.send_message(events.Callback(callback=self._after_input))
             if selector.get_map():
                 selector.unregister(self.fileno)
                 process(selector.select(0.1), final=True)
