@@ -190,3 +190,27 @@ def _wait_for(condition, child) -> None:  # type: ignore[no-untyped-def]
         assert child.poll() is None, "the tutor ended"
         assert time.monotonic() < deadline, "the tutor never drew"
         time.sleep(0.05)
+
+
+def test_a_character_split_across_reads_is_not_the_end_of_the_input(tmp_path: Path) -> None:
+    """A read that holds only the first byte of a character (a slow link splits 中 between
+    two packets) decodes to nothing yet: that is not a terminal that went away."""
+    leader, child = tutor_on_pty(tmp_path, 80, 24, "--lang", "en", "--learner", LEARNER)
+    output = bytearray()
+    reader = threading.Thread(target=_read_into, args=(leader, output), daemon=True)
+    reader.start()
+    try:
+        _wait_for(lambda: b"\x1b[?1049h" in output, child)
+        time.sleep(1)
+        os.write(leader, "中".encode()[:1])
+        time.sleep(1)  # read alone
+        assert child.poll() is None, "the tutor ended on half a character"
+        os.write(leader, "中".encode()[1:] + b"q")
+        status = child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+        reader.join(timeout=10)
+    assert status == 0

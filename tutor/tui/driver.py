@@ -262,16 +262,17 @@ class PacedDriver(LinuxDriver):
             for last, (_key, mask) in loop_last(ready):
                 if mask & selectors.EVENT_READ:
                     try:
-                        text = decode(read(), final=final and last)
+                        data = read()
                     except OSError:  # EIO: the terminal's other end is gone
-                        text = ""
-                    if not text:
+                        data = b""
+                    if not data:
                         # Ended: at its end a file stays "ready", and reading on would be a
                         # busy loop for ever (Textual's own loop does that)
                         selector.unregister(self.fileno)
                         self.send_message(InputEnded(terminal))
                         break
-                    kept = cap(text)
+                    # the first bytes of a character decode to nothing until the rest come
+                    kept = cap(decode(data, final=final and last))
                     for event in parser.feed(kept) if kept else ():  # "" would end it
                         self.process_message(event)
                     while cap.cut:
