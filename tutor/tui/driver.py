@@ -51,7 +51,7 @@ HELD_NOTE_AFTER_S = 1.0  # input held back this long: the learner is told why ke
 HELD_NOTE_EVERY_S = 10.0  # and not again within this (TutorApp shows the note 10 s)
 _READ_BYTES = 4096  # as Textual reads
 _WAIT_STEP_S = 0.1  # how often a held thread looks whether the app is stopping
-AFTER_INPUT_WAIT_S = 1.0  # after_input waits this long at most for the input to pause
+AFTER_INPUT_WAIT_S = 0.5  # after_input waits this long at most for the input to pause
 
 
 class InputHeld(Message):
