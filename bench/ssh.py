@@ -38,7 +38,11 @@ on one server, each closing its sessions before the next).
   silent, never logged in);
 - env flood: one keyed client opens a session and sends 10,000 `env` requests of 30 KB
   each before asking for its shell; the server's RSS before, its peak, and 2 s after the
-  client has gone, and whether the server closed the connection.
+  client has gone, and whether the server closed the connection;
+- size claim: one learner types an in-band window size report for 10,000 x 10,000 cells
+  (`ESC[48;10000;10000;0;0t`, what a terminal in mode 2048 sends on a resize) into an
+  80x24 session; the session's peak RSS before and SIZE_CLAIM_SECONDS after, the bytes it
+  sent meanwhile, and another learner's time to the first screen during it.
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ FIRST_SCREENS = 10
 SERVER_FD_LIMIT = 1024
 ENV_REQUESTS = 10_000
 ENV_VALUE_BYTES = 30 * 1024
+SIZE_CLAIM = b"\x1b[48;10000;10000;0;0t"
+SIZE_CLAIM_SECONDS = 10.0
 
 
 # bare_session.py's sessions, from the least drawn: no app, then a bare Textual app
@@ -667,6 +673,46 @@ async def silent_flood(
     }
 
 
+async def size_claim(marks: dict[str, str], seconds: float) -> dict[str, object]:
+    """A learner claims a 10,000 x 10,000 window through the input: what it costs."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="tutor-bench-") as data_dir:
+        server = serve(port, data_dir)
+        try:
+            await wait_listening(server)
+            _, conn, process = await first_screen(port, marks)
+            (child,) = [pid for pid in process_tree(server.pid) if is_session(pid)]
+            await asyncio.sleep(1.0)
+            before = proc_status(child)["VmHWM"]
+            sent = 0
+
+            async def count_output() -> None:
+                nonlocal sent
+                while data := await process.stdout.read(65536):
+                    sent += len(data)
+
+            counting = asyncio.create_task(count_output())
+            process.stdin.write(SIZE_CLAIM)
+            begin = time.perf_counter()
+            other, other_conn, _ = await first_screen(port, marks, "127.0.0.2")
+            await asyncio.sleep(max(0.0, seconds - (time.perf_counter() - begin)))
+            status = proc_status(child)
+            counting.cancel()
+            for connection in (conn, other_conn):
+                connection.abort()
+        finally:
+            await stopped(server)
+    return {
+        "claim": SIZE_CLAIM.decode().replace("\x1b", "ESC"),
+        "terminal": f"{COLS}x{ROWS}",
+        "seconds": seconds,
+        "session_rss_peak_before_mb": mb(before),
+        "session_rss_peak_after_mb": mb(status["VmHWM"]),
+        "session_output_mb": round(sent / MB, 2),
+        "other_learner_first_screen_ms": round(other * 1000),
+    }
+
+
 async def env_flood(requests: int, value_bytes: int) -> dict[str, object]:
     """Server memory while one session's client sends `requests` env requests of
     `value_bytes` each (one value shared by every name, so the client itself stays small)."""
@@ -721,6 +767,7 @@ async def abuse(quick: bool) -> dict[str, object]:
         "silent_flood": await silent_flood(marks, clients, learners),
         "stalling_flood": await silent_flood(marks, clients, learners, speaking=True),
         "env_flood": await env_flood(*((500, 1024) if quick else (ENV_REQUESTS, ENV_VALUE_BYTES))),
+        "size_claim": await size_claim(marks, 3.0 if quick else SIZE_CLAIM_SECONDS),
     }
 
 

@@ -382,6 +382,13 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         help=say("cli.opt.serve.length"),
     )
     serve.add_argument(
+        "--session-memory",
+        type=int,
+        default=1024,
+        metavar="MB",
+        help=say("cli.opt.serve.memory"),
+    )
+    serve.add_argument(
         "--login-timeout",
         type=float,
         default=60,

@@ -22,12 +22,22 @@ from pathlib import Path
 
 EXIT_CRASH = 70  # EX_SOFTWARE: `tutor serve` logs such an exit as reason=crash
 CRASH_FD_VARIABLE = "TUTOR_CRASH_FD"
+# a served session's memory ceiling in MB (tutor.serve.child sets it)
+MEMORY_VARIABLE = "TUTOR_SESSION_MEMORY_MB"
 MAX_REPORT_BYTES = 64 * 1024  # one pipe's buffer: the write never waits on the server
 
 _APOLOGY = {
     "zh": "抱歉，导师程序出了故障，已经停止（事件编号 {incident}）。此前的学习进度都已保存。",
     "en": "Sorry: the tutor stopped because of a fault in it (incident {incident}). "
     "Your progress up to here is saved.",
+}
+# instead of the apology when a served session ran into its memory ceiling
+_OUT_OF_MEMORY = {
+    "zh": "这次会话用到了服务器给每个会话的内存上限（{limit} MB），已经停止"
+    "（事件编号 {incident}）。此前的学习进度都已保存；重新连接即可继续。",
+    "en": "This session reached the memory limit the server gives each session ({limit} MB) "
+    "and stopped (incident {incident}). Your progress up to here is saved; connect again "
+    "to continue.",
 }
 _WHERE_SERVED = {
     "zh": "服务器的日志里记下了这个编号的详情；告诉老师这个编号即可。",
@@ -94,6 +104,23 @@ def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
 def report_crash(error: BaseException, data_dir: Path, lang: str) -> int:
     """Record the crash, apologise on stderr, and give the exit status to end with."""
     incident = record(error, data_dir, lang)
-    apology = _APOLOGY.get(lang, _APOLOGY["zh"]).format(incident=incident.id)
+    lang = lang if lang in _APOLOGY else "zh"
+    limit = os.environ.get(MEMORY_VARIABLE, "")
+    if limit.isdigit() and _out_of_memory(error):
+        apology = _OUT_OF_MEMORY[lang].format(limit=f"{int(limit):,}", incident=incident.id)
+    else:
+        apology = _APOLOGY[lang].format(incident=incident.id)
     print(f"\n{apology}\n{incident.where}", file=sys.stderr, flush=True)
     return EXIT_CRASH
+
+
+def _out_of_memory(error: BaseException | None) -> bool:
+    """A MemoryError, or a thread that could not get its stack, or an error that another
+    (a failed worker's) was raised from."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, MemoryError) or str(error) == "can't start new thread":
+            return True
+        error = error.__cause__ or error.__context__ or getattr(error, "error", None)
+        seen += 1
+    return False

@@ -179,6 +179,7 @@ async def test_child_environment_is_clean(
         "PYTHONPATH": env["PYTHONPATH"],
         "OMP_NUM_THREADS": "1",
         "TUTOR_CRASH_FD": "3",
+        "TUTOR_SESSION_MEMORY_MB": "1024",  # its ceiling, for the sentence said when it is hit
     }
     assert (Path(env["PYTHONPATH"]) / "tutor" / "serve").is_dir()
     # the pty is the child's controlling terminal, and the child leads its own session

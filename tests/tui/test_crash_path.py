@@ -69,17 +69,18 @@ def run_on_pty(
     rows: int,
     keys: bytes = b"",
     command: tuple[str, ...] = (),
-    fault: bool = False,
+    fault: str = "",
 ) -> tuple[int, str]:
     """`tutor --lang en [COMMAND]` on a terminal of this size: (exit status, everything it
     printed). `keys` are typed once it has drawn, and q after them if it is still running.
-    `fault`: the first screen raises."""
+    `fault`: a sitecustomize.py that puts a fault in the tutor (FAULT: the first screen
+    raises)."""
     args = ("--lang", "en", "--learner", LEARNER, *command)
     python_path = None
     if fault:
         python_path = data_dir.parent / f"{data_dir.name}-fault"
         python_path.mkdir()
-        (python_path / "sitecustomize.py").write_text(FAULT)
+        (python_path / "sitecustomize.py").write_text(fault)
     leader, child = tutor_on_pty(data_dir, cols, rows, *args, python_path=python_path)
     output = bytearray()
     typed = False
@@ -123,14 +124,14 @@ def assert_apology_and_crash_file(status: int, printed: str, data_dir: Path, err
 
 @pytest.mark.pty
 def test_a_fault_ends_with_an_apology_and_a_crash_file(tmp_path: Path) -> None:
-    status, printed = run_on_pty(tmp_path, 80, 24, fault=True)
+    status, printed = run_on_pty(tmp_path, 80, 24, fault=FAULT)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
 @pytest.mark.pty
 def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
     """`tutor preview` ends on a bug the way `tutor` does, not with a traceback."""
-    status, printed = run_on_pty(tmp_path, 80, 24, command=("preview",), fault=True)
+    status, printed = run_on_pty(tmp_path, 80, 24, command=("preview",), fault=FAULT)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
@@ -140,6 +141,55 @@ def test_a_review_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None
     SqliteStore("ada", tmp_path).record_attempt("embedding", "explain-embedding", "行号", False)
     status, printed = run_on_pty(tmp_path, 80, 24, command=("review",), fault=True)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
+
+
+# a fault in the thread that reads the terminal: the key Z makes its parser raise
+INPUT_THREAD_FAULT = """
+from textual._xterm_parser import XTermParser
+
+_feed = XTermParser.feed
+
+
+def _fault(self, data):
+    if "Z" in data:
+        raise RuntimeError("a fault the test put in the input thread")
+    return _feed(self, data)
+
+
+XTermParser.feed = _fault
+"""
+
+# a fault in a thread of the tutor's own (as the live training run's reader is)
+BARE_THREAD_FAULT = """
+import threading
+
+import tutor.tui.app
+
+
+def _fault(self):
+    def fail():
+        raise RuntimeError("a fault the test put in a thread")
+
+    threading.Thread(target=fail).start()
+
+
+tutor.tui.app.TutorApp.on_ready = _fault
+"""
+
+
+@pytest.mark.pty
+def test_a_fault_in_the_input_thread_ends_with_the_same_apology(tmp_path: Path) -> None:
+    """Textual's own input thread showed a fault as a traceback (App.panic) and ended with
+    status 0, as after q; the tutor's ends it as every other bug."""
+    status, printed = run_on_pty(tmp_path, 80, 24, keys=b"Z", fault=INPUT_THREAD_FAULT)
+    assert_apology_and_crash_file(status, printed, tmp_path, "put in the input thread")
+
+
+@pytest.mark.pty
+def test_a_fault_in_another_thread_ends_with_the_same_apology(tmp_path: Path) -> None:
+    """Python printed the traceback of a thread's fault on the terminal and the app went on."""
+    status, printed = run_on_pty(tmp_path, 80, 24, fault=BARE_THREAD_FAULT)
+    assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put in a thread")
 
 
 @pytest.mark.pty

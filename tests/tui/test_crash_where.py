@@ -7,8 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.worker import WorkerFailed
 
-from tutor.crash import record
+from tutor.crash import EXIT_CRASH, MEMORY_VARIABLE, record, report_crash
 
 
 @pytest.mark.parametrize(
@@ -28,3 +29,34 @@ def test_details_that_cannot_be_saved_say_why_in_the_learners_language(
     assert reason in incident.where
     if lang == "zh":
         assert re.search(r"[A-Za-z]{3,}", incident.where.replace(str(blocker), "")) is None
+
+
+OUT_OF_MEMORY = {
+    "zh": "这次会话用到了服务器给每个会话的内存上限（1,024 MB），已经停止",
+    "en": "This session reached the memory limit the server gives each session (1,024 MB)",
+}
+
+
+@pytest.mark.parametrize("lang", OUT_OF_MEMORY)
+def test_a_session_out_of_memory_is_told_so_in_its_language(
+    tmp_path: Path,
+    lang: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A served session past its ceiling (tutor.serve.child) hears why it ended, not that
+    the tutor has a fault; a failed worker wraps the MemoryError, and that counts too."""
+    monkeypatch.delenv("TUTOR_CRASH_FD", raising=False)
+    monkeypatch.setenv(MEMORY_VARIABLE, "1024")
+    try:
+        try:
+            raise MemoryError
+        except MemoryError as exc:
+            raise WorkerFailed(exc) from exc
+    except WorkerFailed as failed:
+        assert report_crash(failed, tmp_path, lang) == EXIT_CRASH
+    said = capsys.readouterr().err
+    assert OUT_OF_MEMORY[lang] in said
+    monkeypatch.delenv(MEMORY_VARIABLE)  # a local tutor has no ceiling: the apology
+    report_crash(MemoryError(), tmp_path, lang)
+    assert OUT_OF_MEMORY[lang] not in capsys.readouterr().err

@@ -4,7 +4,8 @@ on the model workbench)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,8 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
         return EXIT_USAGE
     try:
         app = make()
-        app.run()
+        with _threads_crash_into(app), _stopped_by_signals(app):
+            app.run()
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
         crash = exc
@@ -41,6 +43,53 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
     from tutor.progress.store import default_data_dir
 
     return report_crash(crash, default_data_dir(), args.lang or "zh")
+
+
+@contextmanager
+def _threads_crash_into(app: TutorApp) -> Iterator[None]:
+    """While the app runs, a fault in any other thread ends it through the crash path;
+    Python's own hook printed the traceback over the learner's screen and went on. A
+    terminal gone away under Textual's output thread is no fault: the app ends as after q
+    (its input thread sees the end too)."""
+    import threading
+
+    from textual.drivers._writer_thread import WriterThread
+
+    def crashed(hook: threading.ExceptHookArgs) -> None:
+        error = hook.exc_value
+        if isinstance(hook.thread, WriterThread) and isinstance(error, OSError):
+            app.call_later(app.exit)
+        elif error is not None and not isinstance(error, SystemExit):
+            app.crash_in_thread(error)
+
+    before, threading.excepthook = threading.excepthook, crashed
+    try:
+        yield
+    finally:
+        threading.excepthook = before
+
+
+@contextmanager
+def _stopped_by_signals(app: TutorApp) -> Iterator[None]:
+    """SIGTERM (a shutdown, `tutor serve` ending a session) and SIGHUP (a window or
+    connection closed) end the app as q does, drafts saved, where they killed it and the
+    last keys typed were lost."""
+    import asyncio
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the app is not running (yet, or any more): nothing typed
+            raise SystemExit(128 + signum) from None
+        loop.call_soon_threadsafe(app.stop_for_signal, signum)
+
+    before = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _model_opens(model_dir: Path, lang: Lang) -> bool:

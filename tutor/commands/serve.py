@@ -125,6 +125,7 @@ def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
         "max_connections",
         "max_connections_per_address",
         "burst",
+        "session_memory",
     )
     for name in caps:
         if getattr(args, name) < 1:
@@ -174,6 +175,7 @@ def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
         session_open_timeout=args.session_open_timeout,
         idle_timeout=args.idle_timeout,
         max_session_length=args.max_session_length,
+        session_memory_mb=args.session_memory,
         login_timeout=args.login_timeout,
         rate=args.rate,
         burst=args.burst,

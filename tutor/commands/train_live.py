@@ -42,6 +42,15 @@ def _die_with_parent(parent: int) -> None:
         sys.exit(1)
 
 
+def _past_the_session_ceiling() -> None:
+    """A served session's memory ceiling (tutor.serve.child) bounds the app; a run holds
+    about 0.9 GB for torch and is counted by `tutor serve --live-training N` instead."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+
+
 def main(argv: Sequence[str]) -> int:
     """The child: train, stream checkpoints, write the model directory."""
     parser = argparse.ArgumentParser(prog="python -m tutor.commands.train_live")
@@ -52,6 +61,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
     _die_with_parent(args.parent)
+    _past_the_session_ceiling()
     with contextlib.suppress(OSError):
         os.nice(5)  # the learner's keys come first
     try:

@@ -17,7 +17,7 @@ import asyncssh
 
 from tutor.progress.sessions import Claim, ServedSessions
 from tutor.progress.store import StoreError
-from tutor.serve.child import ChildTerminal
+from tutor.serve.child import DEFAULT_SESSION_MEMORY_MB, ChildTerminal
 from tutor.serve.hostkey import fingerprint, load_or_create_host_key
 from tutor.serve.identity import GUEST, Identity, KeyPolicy
 from tutor.serve.limits import (
@@ -65,6 +65,8 @@ class ServeConfig:
     session_open_timeout: float = 20.0
     idle_timeout: float = 1800.0
     max_session_length: float = 4 * 3600.0
+    # each session's memory ceiling (child.py)
+    session_memory_mb: int = DEFAULT_SESSION_MEMORY_MB
     login_timeout: float = 60.0
     rate: float = 1.0
     burst: int = 10

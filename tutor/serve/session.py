@@ -254,7 +254,12 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             data_dir = self._guest_dir
         argv = child_argv(config.app_args, self.identity.learner_id)
         env = child_environment(
-            self._term, self.client_env, data_dir, self.identity, config.database
+            self._term,
+            self.client_env,
+            data_dir,
+            self.identity,
+            config.database,
+            config.session_memory_mb,
         )
         try:
             self._child = ChildTerminal(

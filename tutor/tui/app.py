@@ -7,9 +7,12 @@ thread workers. Broken content never reaches a page: it stops at the error scree
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import os
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
+    from rich.console import RenderableType
     from textual.driver import Driver
     from textual.widget import Widget
 
@@ -76,6 +80,10 @@ LONGEST_TYPED = 100_000
 TYPED_CHARS = 200_000
 MAX_NOTICES = 3  # shown at once, each a few lines: at 80×24 they stay below the header
 FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
+# a stop waits for the widgets' queues this many times (a key's hops to a saved draft, and
+# spare), each at most _HOP_WAIT_S: the server kills a tutor still running 3 s after it
+_MESSAGE_HOPS = 6
+_HOP_WAIT_S = 0.3
 # Python's own full collections are put off this many times longer while the app runs: the
 # app collects after each page turn that leaves a page behind. A page build makes 4-11
 # middle-generation collections, so Python's own full one stays a backstop that a build
@@ -525,6 +533,45 @@ class TutorApp(App[None]):
         learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
         self.crashed = self.crashed or self._exception
         self._close_messages_no_wait()
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual's other way out of a bug (an error that renders itself, a failing input
+        thread) prints the error and lets the app end with status 0: here it is the same
+        crash as any other."""
+        self.crashed = self.crashed or self._exception or RuntimeError(repr(renderables))
+        self._close_messages_no_wait()
+
+    def stop_for_signal(self, signum: int) -> None:
+        """Told to stop (SIGTERM, SIGHUP: set by `tutor`): the keys already typed are read
+        and handled, then the app ends as after q, so the pages save them; with the status
+        a shell gives a process stopped by a signal."""
+        from tutor.tui.driver import PacedDriver
+
+        code = 128 + signum
+        if isinstance(self._driver, PacedDriver):
+            self._driver.after_input(partial(self._exit_once_handled, code))
+        else:
+            self.exit(return_code=code)
+
+    async def _exit_once_handled(self, code: int) -> None:
+        """Exit once the keys handed over have gone through the focused widget and the
+        messages it posted: a typed letter reaches the page's draft in a few hops (the
+        field, its change, the editor's draft message), each in another widget's queue."""
+        for _ in range(_MESSAGE_HOPS):
+            handled: list[asyncio.Event] = []
+            for pump in self.screen.walk_children(with_self=True):
+                event = asyncio.Event()
+                if pump.call_later(event.set):
+                    handled.append(event)
+            with contextlib.suppress(TimeoutError):
+                waits = (event.wait() for event in handled)
+                await asyncio.wait_for(asyncio.gather(*waits), _HOP_WAIT_S)
+        self.exit(return_code=code)
+
+    def crash_in_thread(self, error: BaseException) -> None:
+        """A bug in a thread of the app's own (threading.excepthook, set by `tutor`): the
+        app ends as on one in its loop, not with a traceback printed over the screen."""
+        self.call_later(self._handle_exception, error)
 
     # the lesson and nothing outside it ---------------------------------------
 

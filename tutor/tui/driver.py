@@ -11,6 +11,12 @@ input), and over SSH `tutor serve` stops reading the learner's connection in tur
 sender is the one held back. A bracketed paste is cut at MAX_PASTE_CHARS as it streams in:
 what is cut is read and dropped, never held. The learner hears of both (InputHeld,
 PasteCut; TutorApp says them).
+
+What the terminal sends is the learner's to choose (over SSH, anyone's): the parser
+(TerminalParser) reads past key reports it cannot decode and bytes that are not UTF-8, and
+takes the window's size only from the terminal device, never from the input. A fault in
+this thread still ends the app through the tutor's crash path (tutor.crash), as one in the
+app's own loop does.
 """
 
 from __future__ import annotations
@@ -21,16 +27,19 @@ import stat
 import threading
 import time
 from codecs import getincrementaldecoder
+from collections.abc import Callable, Generator
 from functools import partial
 
 from textual import events
 from textual._loop import loop_last
-from textual._parser import ParseError
+from textual._parser import ParseError, Peek1, Read1, TokenCallback
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import ScreenStackError
 from textual.drivers.linux_driver import LinuxDriver
+from textual.keys import Keys
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.messages import InBandWindowResize
 
 # Input events handed to the app and not yet handled, at most: keys are checked off in
 # batches of half this, and the next batch waits for the one before it.
@@ -42,6 +51,7 @@ HELD_NOTE_AFTER_S = 1.0  # input held back this long: the learner is told why ke
 HELD_NOTE_EVERY_S = 10.0  # and not again within this (TutorApp shows the note 10 s)
 _READ_BYTES = 4096  # as Textual reads
 _WAIT_STEP_S = 0.1  # how often a held thread looks whether the app is stopping
+AFTER_INPUT_WAIT_S = 0.5  # after_input waits this long at most for the input to pause
 
 
 class InputHeld(Message):
@@ -125,6 +135,36 @@ class PasteCap:
         self._length += len(text)
 
 
+class TerminalParser(XTermParser):
+    """Textual's parser, for input nobody vouches for.
+
+    - A kitty key report whose numbers are past Unicode, past a C integer or split by
+      colons where one number belongs made Textual's parser raise (`chr()`, `int()`), which
+      ended the input thread: such a report is a key nobody pressed, and is ignored.
+    - A size report in the input (`ESC[48;rows;cols;…t`, what a terminal in mode 2048
+      sends) let a learner give the app a size past every cap (10,000 x 10,000 cells grew
+      a session to 906 MB), and one without a pixel size made the next mouse report divide
+      by zero. The size comes from the terminal device only (SIGWINCH), which `tutor serve`
+      sets from the SSH client's window, capped; the reports, and the terminal's answer
+      that it could send them, are dropped.
+    """
+
+    def parse(self, token_callback: TokenCallback) -> Generator[Read1 | Peek1, str, None]:
+        def sized_by_the_terminal_only(token: Message) -> None:
+            if isinstance(token, events.Resize | InBandWindowResize):
+                self.mouse_pixels = False  # the report turned it on: no pixel coordinates
+                return
+            token_callback(token)
+
+        return super().parse(sized_by_the_terminal_only)
+
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+        try:
+            return super()._parse_extended_key(sequence)
+        except (ValueError, OverflowError):
+            return [events.Key(Keys.Ignore, sequence)]
+
+
 class PacedDriver(LinuxDriver):
     """LinuxDriver whose input thread waits for the app (MAX_WAITING_EVENTS) and cuts
     pastes (MAX_PASTE_CHARS)."""
@@ -138,6 +178,7 @@ class PacedDriver(LinuxDriver):
         self._reaching: tuple[int, MessagePump] | None = None
         self._caught_up = threading.Condition()
         self._noted_at = -HELD_NOTE_EVERY_S
+        self._after_input: Callable[[], object] | None = None  # after_input's callback
 
     def process_message(self, message: Message) -> None:
         """Runs in the input thread: after each batch, wait for the batch before it."""
@@ -187,12 +228,31 @@ class PacedDriver(LinuxDriver):
             self._reached = max(self._reached, checkpoint)
             self._caught_up.notify()
 
+    def after_input(self, callback: Callable[[], object]) -> None:
+        """Any thread: run `callback` in the app once the keys the terminal holds now are
+        read and handed to the app before it (a stop that keeps the last keys typed); at
+        most AFTER_INPUT_WAIT_S later if the input never pauses."""
+        self._after_input = callback
+
+    def _query_in_band_window_resize(self) -> None:
+        """Not asked: sizes come from the terminal device only (TerminalParser)."""
+
+    def _run_input_thread(self) -> None:
+        """Textual's wrapper of the loop shows a fault as a traceback (App.panic: server
+        paths to a learner over SSH) and the app then ends with status 0, as after q. Here
+        the fault goes where one in the app's loop goes: the tutor's crash path."""
+        try:
+            self.run_input_thread()
+        except BaseException as error:
+            self._app.call_later(self._app._handle_exception, error)
+
     def run_input_thread(self) -> None:
-        """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing."""
+        """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing,
+        the tutor's parser, and bytes that are not UTF-8 read as U+FFFD (they raised)."""
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
-        parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")().decode
+        parser = TerminalParser(self._debug)
+        decode = getincrementaldecoder("utf-8")("replace").decode
         cap = PasteCap(MAX_PASTE_CHARS)
         read = partial(os.read, self.fileno, _READ_BYTES)
         # a terminal (or /dev/null), not a pipe; isatty() says no once it has hung up
@@ -202,16 +262,17 @@ class PacedDriver(LinuxDriver):
             for last, (_key, mask) in loop_last(ready):
                 if mask & selectors.EVENT_READ:
                     try:
-                        text = decode(read(), final=final and last)
+                        data = read()
                     except OSError:  # EIO: the terminal's other end is gone
-                        text = ""
-                    if not text:
+                        data = b""
+                    if not data:
                         # Ended: at its end a file stays "ready", and reading on would be a
                         # busy loop for ever (Textual's own loop does that)
                         selector.unregister(self.fileno)
                         self.send_message(InputEnded(terminal))
                         break
-                    kept = cap(text)
+                    # the first bytes of a character decode to nothing until the rest come
+                    kept = cap(decode(data, final=final and last))
                     for event in parser.feed(kept) if kept else ():  # "" would end it
                         self.process_message(event)
                     while cap.cut:
@@ -219,9 +280,19 @@ class PacedDriver(LinuxDriver):
             for event in parser.tick():
                 self.process_message(event)
 
+        asked_at = 0.0  # when after_input's callback came
         try:
             while not self.exit_event.is_set() and selector.get_map():
-                process(selector.select(0.1))
+                waiting = self._after_input
+                ready = selector.select(0 if waiting else 0.1)
+                process(ready)
+                if waiting is not None:
+                    asked_at = asked_at or time.monotonic()
+                    if not ready or time.monotonic() - asked_at > AFTER_INPUT_WAIT_S:
+                        self._after_input, asked_at = None, 0.0
+                        self.send_message(events.Callback(callback=waiting))
+            if self._after_input is not None:  # the input ended first
+                self.send_message(events.Callback(callback=self._after_input))
             if selector.get_map():
                 selector.unregister(self.fileno)
                 process(selector.select(0.1), final=True)

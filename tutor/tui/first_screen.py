@@ -2,9 +2,9 @@
 
 Turning to a page never seen before built every widget on it before the first frame; on
 the heaviest page that took about a quarter of a second. What fills the first screen is
-built at once; what lies below it is built right after that first frame (Textual's
-`Lazy`), while the learner reads the top. The heights counted are lower bounds, so the
-first frame is never missing anything it would show.
+built at once; what lies below it is built right after that first frame (`Later`, after
+Textual's `Lazy`), while the learner reads the top. The heights counted are lower bounds,
+so the first frame is never missing anything it would show.
 """
 
 from __future__ import annotations
@@ -47,6 +47,27 @@ def least_lines(widget: Widget, width: int) -> int:
     return int(measure(width)) if callable(measure) else 1
 
 
+class Later(Lazy):
+    """Textual's `Lazy`, which gives up when the page has gone before its first frame (a
+    stop right after a page opens): Lazy mounted into the removed page and raised."""
+
+    def __init__(self, widget: Widget) -> None:
+        super().__init__(widget)
+        self._later = widget
+
+    async def mount_composed_widgets(self, widgets: list[Widget]) -> None:
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return
+
+        async def mount() -> None:
+            if parent.is_attached:
+                await parent.mount(self._later, after=self)
+                await self.remove()
+
+        self.call_after_refresh(mount)
+
+
 def first_screen_first(
     widgets: Iterable[Widget], width: int, height: int, later: list[Widget]
 ) -> Iterator[Widget]:
@@ -56,7 +77,7 @@ def first_screen_first(
     for widget in widgets:
         if filled >= height:
             later.append(widget)
-            yield Lazy(widget)
+            yield Later(widget)
         else:
             yield widget
             filled += least_lines(widget, width)

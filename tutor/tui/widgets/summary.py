@@ -19,11 +19,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.lazy import Lazy
 from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
 from tutor.tui.context import tutor_context
+from tutor.tui.first_screen import Later
 from tutor.tui.messages import Saving, SummaryDraftChanged, SummarySubmitted
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
@@ -90,10 +90,10 @@ class SummaryEditor(Vertical):
             summary_rubric(self.lesson_id, self.summary), self.lesson_id, self.saved_summary.ticked
         )
         reference = f"### {ctx.t('summary.reference')}\n\n{ctx.fill_facts(self.summary.reference)}"
-        # Shown once the learner submits: built right after the page's first frame (Lazy), so
+        # Shown once the learner submits: built right after the page's first frame (Later), so
         # it does not slow the turn to this page. open_links=False: a click would run the
         # server's browser in a served session.
-        yield Lazy(Markdown(reference, id="reference", open_links=False))
+        yield Later(Markdown(reference, id="reference", open_links=False))
 
     def on_mount(self) -> None:
         if not still_shown(self):  # its page was taken down before it mounted
