@@ -139,7 +139,7 @@ def test_a_preview_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> Non
 def test_a_review_that_breaks_ends_with_the_same_apology(tmp_path: Path) -> None:
     """`tutor review` ends on a bug the way `tutor` does: the teacher sees no traceback."""
     SqliteStore("ada", tmp_path).record_attempt("embedding", "explain-embedding", "行号", False)
-    status, printed = run_on_pty(tmp_path, 80, 24, command=("review",), fault=True)
+    status, printed = run_on_pty(tmp_path, 80, 24, command=("review",), fault=FAULT)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put")
 
 
