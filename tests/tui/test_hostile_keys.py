@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import LEARNER, tutor_on_pty
 
 SEED = 22
@@ -118,6 +120,7 @@ def hostile_input(seed: int, count: int) -> bytes:
     return bytes(out) + f"{ESC}[201~".encode()
 
 
+@pytest.mark.pty
 def test_the_tutor_reads_on_through_thousands_of_malformed_sequences(tmp_path: Path) -> None:
     stream = hostile_input(SEED, SEQUENCES)
     leader, child = tutor_on_pty(tmp_path, 80, 24, "--lang", "en", "--learner", LEARNER)
@@ -192,6 +195,7 @@ def _wait_for(condition, child) -> None:  # type: ignore[no-untyped-def]
         time.sleep(0.05)
 
 
+@pytest.mark.pty
 def test_a_character_split_across_reads_is_not_the_end_of_the_input(tmp_path: Path) -> None:
     """A read that holds only the first byte of a character (a slow link splits 中 between
     two packets) decodes to nothing yet: that is not a terminal that went away."""
