@@ -22,7 +22,8 @@ import pyte
 import pytest
 import pytest_asyncio
 
-from tutor.serve.server import ServeConfig, TutorServer
+from tutor.serve.config import ServeConfig
+from tutor.serve.server import TutorServer
 
 WAIT_SECONDS = 30.0
 # the child runs the real app in English so screens can be matched on English words

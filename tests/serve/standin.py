@@ -55,7 +55,7 @@ def report(args: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-    from tutor.serve.child import limit_memory
+    from tutor.serve.process import limit_memory
 
     limit_memory()  # as tutor.serve.child's main does before the tutor
     sys.exit(report(sys.argv[2:]))

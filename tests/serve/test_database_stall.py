@@ -23,8 +23,9 @@ import pytest
 from tests.postgres import PostgresServer, scalar
 from tests.serve.conftest import Terminal, wait_until
 from tests.serve.test_two_nodes import open_sessions, start_node
+from tutor.serve.config import ServeConfig
 from tutor.serve.identity import Identity
-from tutor.serve.server import ServeConfig, TutorServer
+from tutor.serve.server import TutorServer
 
 pytestmark = pytest.mark.asyncio
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tutor.serve.server import ServeConfig
+    from tutor.serve.config import ServeConfig
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
@@ -97,8 +97,8 @@ def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
         default_data_dir,
         default_database,
     )
+    from tutor.serve.config import ServeConfig
     from tutor.serve.hostkey import HostKeyError
-    from tutor.serve.server import ServeConfig
 
     if args.open and args.authorized_keys is not None:
         print(

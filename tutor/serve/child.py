@@ -21,15 +21,12 @@ import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES, MEMORY_VARIABLE
 from tutor.serve.identity import Identity
+from tutor.serve.process import CRASH_FD, base_environment, die_with_server, limit_memory, reap
+from tutor.serve.template import SessionTemplate, TemplateUnavailable
 
-if TYPE_CHECKING:
-    from tutor.serve.template import SessionTemplate
-
-MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
 DEFAULT_TERM = "xterm-256color"
 _SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 # Sent by the client (OpenSSH: -o SetEnv=NAME=value) and passed on because they only
@@ -49,9 +46,6 @@ MAX_PENDING = 1024 * 1024
 # every signal a child may have inherited as ignored or handled goes back to its default
 # (SIGHUP ignored under nohup kept children looping on a dead pty)
 _RESETTABLE_SIGNALS = signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}
-_PR_SET_PDEATHSIG = 1
-# the child's end of the pipe its crash report comes down (tutor.crash)
-CRASH_FD = 3
 # The most memory one session's tutor may take (its data: heap and private mappings, not
 # the shared model files it maps). A session measured 105 MB at the lesson list and at
 # most 220 MB through every page; past the ceiling an allocation fails, and the tutor ends
@@ -112,19 +106,6 @@ def passed_on(name: str, value: object) -> bool:
     """Whether a variable the client sent reaches the tutor (the only ones a session keeps)."""
     allowed = _CLIENT_COLOUR_VARS.get(name)
     return allowed is not None and isinstance(value, str) and allowed.fullmatch(value) is not None
-
-
-def base_environment() -> dict[str, str]:
-    """What every process the server starts for learners has in its environment, whoever
-    the learner: the session template's whole environment (template.py)."""
-    return {
-        "LANG": "C.UTF-8",
-        "PATH": MINIMAL_PATH,
-        # the child imports the very tutor package the server runs
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        # many learners share the cores: one numeric thread per session
-        "OMP_NUM_THREADS": "1",
-    }
 
 
 class ChildTerminal:
@@ -196,7 +177,6 @@ class ChildTerminal:
         self.resume_output()
 
     def _ask(self, template: SessionTemplate, slave: int, crash_end: int) -> bool:
-        from tutor.serve.template import TemplateUnavailable
 
         def answered(pid: int | None) -> None:
             try:
@@ -382,45 +362,6 @@ class ChildTerminal:
         if self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.pid, signum)
-
-
-def reap(loop: asyncio.AbstractEventLoop, pid: int, pidfd: int) -> int | None:
-    """A watched child's exit code (see os.waitstatus_to_exitcode) once it has exited, and
-    its pidfd closed; None while it runs."""
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done == 0:
-        return None
-    loop.remove_reader(pidfd)
-    os.close(pidfd)
-    return os.waitstatus_to_exitcode(status)
-
-
-def die_with_server(server_pid: int) -> None:
-    """In the child: be killed when the server dies, however it dies (kill -9 included).
-
-    The kernel sends the signal when the parent exits; a server that died before the
-    request took effect is caught by comparing the parent with the pid it gave.
-    """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    if os.getppid() != server_pid:
-        os._exit(1)
-
-
-def limit_memory() -> None:
-    """In the child: the session's memory ceiling, as the server set it in the environment.
-    Only the soft limit: a live training run (its own process, counted by
-    `--live-training`) raises it again for torch."""
-    import resource
-
-    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    ceiling = int(os.environ[MEMORY_VARIABLE]) * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        ceiling = min(ceiling, hard)
-    resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
 
 
 def main(argv: Sequence[str]) -> int:

@@ -11,8 +11,9 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Hashable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import asyncssh
 
@@ -22,8 +23,37 @@ from tutor.serve.compat import handle_env_requests
 from tutor.serve.identity import Identity
 
 if TYPE_CHECKING:
+    import logging
+
     from tutor.progress.sessions import Claim
-    from tutor.serve.server import TutorServer, _Connection
+    from tutor.serve.config import ServeConfig
+    from tutor.serve.limits import Refusal
+    from tutor.serve.template import SessionTemplate
+
+
+class SessionHost(Protocol):
+    """What a session asks of the server that admitted it (server.TutorServer): its
+    settings and log, a slot, and the sets it keeps of sessions, children and closings."""
+
+    config: ServeConfig
+    log: logging.Logger
+    closing: set[asyncio.Task[None]]
+    sessions: set[TutorSession]
+    children: dict[int, ChildTerminal]
+    template: SessionTemplate | None
+
+    async def admit_session(
+        self, session: TutorSession, connection: Hashable, ip: str
+    ) -> Refusal | None: ...
+
+    def leave_session(self, session: TutorSession, connection: Hashable, ip: str) -> None: ...
+
+
+class SessionConnection(Hashable, Protocol):
+    """The SSH connection a session runs on (server._Connection), closed with a reason."""
+
+    def close_for(self, reason: str, message: str) -> None: ...
+
 
 # Undo whatever a killed app may have left on: mouse reporting (1000/1002/1003 with
 # 1006/1015/1016 encodings), focus events, bracketed paste, in-band resize, the kitty
@@ -81,8 +111,8 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
 
     def __init__(
         self,
-        server: TutorServer,
-        connection: _Connection,
+        server: SessionHost,
+        connection: SessionConnection,
         identity: Identity,
         ip: str,
         client: str,

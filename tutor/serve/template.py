@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tutor.serve.child import CRASH_FD, base_environment, die_with_server, limit_memory, reap
+from tutor.serve.process import CRASH_FD, base_environment, die_with_server, limit_memory, reap
 
 CONTROL_FD = 3  # the template's end of the socket pair
 _MAX_MESSAGE = 256 * 1024
