@@ -74,6 +74,9 @@ class LessonCard(ContentModel):
     """A common misunderstanding to warn about (optional)."""
     next: list[str] = []
     """What the lesson leaves for later."""
+    next_lesson: str | None = None
+    """Id of the lesson that comes after this one in the course (optional): the lesson list
+    shows the course in this order, and this lesson's last page opens it with one key."""
 
     @field_validator("id")
     @classmethod

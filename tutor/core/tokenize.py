@@ -60,15 +60,15 @@ class TokenizeError(Refusal):
     """A tokenization request that cannot be answered (a code per kind of refusal)."""
 
 
-def _check_text(text: str) -> None:
-    """Refuse what no scheme can answer: over-long text, and lone surrogates (what Python
-    makes of invalid UTF-8 on a command line), which are not Unicode text at all."""
-    if len(text) > MAX_TEXT_CHARS:
+def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> None:
+    """Refuse what no scheme can answer: text over `limit` characters, and lone surrogates
+    (what Python makes of invalid UTF-8 on a command line), which are not Unicode text."""
+    if len(text) > limit:
         raise TokenizeError(
-            f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}",
+            f"text is {len(text):,} characters long; the limit is {limit:,}",
             "too_long",
             chars=len(text),
-            limit=MAX_TEXT_CHARS,
+            limit=limit,
         )
     bad = _SURROGATE.search(text)
     if bad:
@@ -162,7 +162,7 @@ class CodepointScheme(Scheme):
         self.special_ids = frozenset()
 
     def encode(self, text: str) -> list[Token]:
-        _check_text(text)
+        check_text(text)
         return [Token(ch, ord(ch), i, i + 1) for i, ch in enumerate(text)]
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -278,7 +278,7 @@ class TokenizerScheme(Scheme):
         self._pieces: dict[int, str] = {}
 
     def encode(self, text: str) -> list[Token]:
-        _check_text(text)
+        check_text(text)
         enc = self._tok.encode(text, add_special_tokens=False)
         return [
             Token(self.id_to_piece(id), id, start, end)
@@ -343,7 +343,7 @@ class SegmentedScheme(TokenizerScheme):
     def encode(self, text: str) -> list[Token]:
         from tutor.core import segment
 
-        _check_text(text)
+        check_text(text)
         tokens = []
         for word, start, end in segment.spans(text):
             id = self._tok.token_to_id(word)

@@ -58,7 +58,7 @@ class TutorContext:
     model_dir: Path | None = None
     content: LessonContent | None = None  # None: the progress store failed, no lessons
     remote: bool = False  # served over SSH: the progress file's path means nothing there
-    open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
+    open_every_lesson: bool = False  # tutor preview: no note about unfinished prerequisites
     models: ModelAccess = field(init=False)
     # kinds of save (tutor.tui.screens.saving) whose last try failed: told once, not per try
     failing_saves: set[str] = field(default_factory=set, init=False)
@@ -74,10 +74,10 @@ class TutorContext:
         return self.content.index if self.content is not None else ContentIndex()
 
     def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        from tutor.tui.lessons import LessonState, lesson_state
+        from tutor.tui.lessons import lesson_state
 
         state = lesson_state(self.index, self.store, lesson)
-        return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
+        return state._replace(waiting_for=[]) if self.open_every_lesson else state
 
     def runs_dir(self) -> Path | None:
         """Where the learner's training runs are kept: beside their progress file (in the

@@ -35,8 +35,11 @@ from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.update import update_in_place
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tutor.content.widgets import TokensWidget
     from tutor.core.tokenize import Token
+    from tutor.tui.context import TutorContext
 
 SHOWN_TOKENS = 200  # at most this many pieces are laid out, and read out in plain text
 INLINE_BUDGET_S = 0.010  # predicted tokenizing time below which the UI thread does it
@@ -48,6 +51,21 @@ PIECE_ROWS = 12  # rows of pieces on screen; the last one ends with how many are
 def visible_piece(piece: str) -> str:
     """Whitespace made visible, so a space token is not an empty chip."""
     return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or "∅"
+
+
+def show_refusal(head: Static, pieces: Static, sentence: str) -> None:
+    """Why there are no pieces, in the head line; the pieces' place left empty."""
+    update_in_place(head, Content.styled(sentence, "bold $text-error"))
+    update_in_place(pieces, "")
+
+
+def more_tokens(ctx: TutorContext) -> Callable[[int], Content]:
+    """The last item of a row of pieces cut short: how many are not shown."""
+
+    def more(hidden: int) -> Content:
+        return Content.styled(ctx.t("tokens.more", more=f"{hidden:,}"), "italic")
+
+    return more
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +184,7 @@ class TokenStrip(Asking, Vertical):
         count = self.query_one("#count", Static)
         pieces = self.query_one("#pieces", Static)
         if self.result is None:
-            error = ctx.t("tokens.error", error=self.error)
-            update_in_place(count, Content.styled(error, "bold $text-error"))
-            update_in_place(pieces, "")
+            show_refusal(count, pieces, ctx.t("tokens.error", error=self.error))
             return
         result = self.result
         update_in_place(count, self._count_text(result))
@@ -182,12 +198,9 @@ class TokenStrip(Asking, Vertical):
             )
             for number, token in enumerate(result.tokens[:SHOWN_TOKENS])
         ]
-
-        def more(hidden: int) -> Content:
-            return Content.styled(ctx.t("tokens.more", more=f"{hidden:,}"), "italic")
-
         # a token and its ID never split over two lines
-        flow = Flow(items, max_rows=PIECE_ROWS, more=more, left_out=len(result.tokens) - len(items))
+        left_out = len(result.tokens) - len(items)
+        flow = Flow(items, max_rows=PIECE_ROWS, more=more_tokens(ctx), left_out=left_out)
         update_in_place(pieces, flow)
 
     def _count_text(self, result: Tokenized) -> str:
