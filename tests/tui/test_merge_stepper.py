@@ -4,6 +4,7 @@ starts a new walk; text over the limit is refused in a sentence."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from textual.widgets import Input
@@ -15,6 +16,7 @@ from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.merge_stepper import MergeStepper
+from tutor.tui.widgets.token_strip import visible_piece
 
 from .conftest import settle, until
 
@@ -35,8 +37,7 @@ def merges_page() -> int:
 
 def shown_ids(stepper: MergeStepper) -> list[int]:
     """The IDs in the stepper's reading of itself: `piece(id)` after the first line."""
-    pieces = stepper.plain_text().splitlines()[1].split(" ")
-    return [int(piece.rsplit("(", 1)[1].rstrip(")")) for piece in pieces]
+    return [int(id) for id in re.findall(r"\((\d+)\)", stepper.plain_text().splitlines()[1])]
 
 
 async def test_arrows_step_through_the_merges_and_end_on_the_tokenizers_ids(
@@ -94,3 +95,10 @@ async def test_the_learners_own_text_starts_a_new_walk_and_too_long_is_said(
         await until(pilot, lambda: "上限" in stepper.plain_text())
         said = stepper.plain_text()
         assert f"{MAX_WALK_CHARS + 1} 个字符" in said and f"上限是 {MAX_WALK_CHARS} 个" in said
+
+
+def test_the_spaces_between_a_partial_characters_bytes_are_not_marked_as_text() -> None:
+    """<E4 BA> is two bytes of one character, written with a space: not a space token."""
+    assert visible_piece("<E4 BA>") == "<E4 BA>"
+    assert visible_piece(" <E4 BA>a b\n") == "␣<E4 BA>a␣b↵"
+    assert visible_piece(" ") == "␣"

@@ -14,6 +14,7 @@ Per key the cost is what decides latency when fifty learners share two cores, so
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections import deque
@@ -48,9 +49,17 @@ SHORT_CHARS = 200  # under ~2 ms in every scheme; longer runs measure the cost p
 PIECE_ROWS = 12  # rows of pieces on screen; the last one ends with how many are not shown
 
 
+# the bytes of a partial character, as tutor.core.tokenize spells them: "<E4 BA>"
+HEX_BYTES = re.compile(r"(<[0-9A-F]{2}(?: [0-9A-F]{2})*>)")
+
+
 def visible_piece(piece: str) -> str:
-    """Whitespace made visible, so a space token is not an empty chip."""
-    return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or "∅"
+    """Whitespace made visible, so a space token is not an empty chip; the spaces between
+    a partial character's hex bytes are the spelling's, not the text's, and stay."""
+    parts = HEX_BYTES.split(piece)
+    for text in range(0, len(parts), 2):  # the parts outside the hex runs
+        parts[text] = parts[text].replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+    return "".join(parts) or "∅"
 
 
 def show_refusal(head: Static, pieces: Static, sentence: str) -> None:
