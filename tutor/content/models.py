@@ -67,7 +67,7 @@ class LessonCard(ContentModel):
     objectives: list[str] = Field(min_length=1)
     """What the learner can do afterwards; at least one."""
     prerequisites: list[Prerequisite] = []
-    """Lessons to finish first, or knowledge assumed."""
+    """Lessons that come first (unfinished: a note, never a lock), or knowledge assumed."""
     outcome: str
     """What the learner leaves with, in one sentence."""
     warning: str | None = None
@@ -75,8 +75,7 @@ class LessonCard(ContentModel):
     next: list[str] = []
     """What the lesson leaves for later."""
     next_lesson: str | None = None
-    """Id of the lesson that comes after this one in the course (optional): the lesson list
-    shows the course in this order, and this lesson's last page opens it with one key."""
+    """Id of the lesson after this one in the course; its last page opens it with one key."""
 
     @field_validator("id")
     @classmethod
