@@ -12,6 +12,7 @@ from tutor.tui.app import TutorApp
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.lesson_card import LessonCardView
 
 from .conftest import settle
 
@@ -146,3 +147,16 @@ async def test_a_finished_prerequisite_is_ticked_and_opens_without_a_note(
         await settle(pilot)
         assert app.screen.lesson.id == second.id
         assert list(app._notifications) == []
+
+
+async def test_the_lesson_card_names_the_next_lesson_of_the_course(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    lessons = course()
+    first, second = (lessons.lesson(i) for i in course_order(lessons)[:2])
+    assert first is not None and second is not None
+    app = make_app(start_lesson=first.id, start_page=first.pages[0].number)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        card = app.screen.query_one(LessonCardView).plain_text()
+        assert f"下一课: 课程「{second.card.title}」" in card
