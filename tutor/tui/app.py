@@ -326,7 +326,7 @@ class TutorApp(App[None]):
         state = self.ctx.lesson_state(lesson)
         if page is None and state.waiting_for:  # opened from the list or the last page
             needs = "、".join(state.waiting_for)
-            self.notify(t("home.prerequisite_note", self.lang, lesson=lesson.title, needs=needs))
+            self.notify(t("home.prerequisite_note", self.lang, needs=needs))
         number = page or self.ctx.store.lesson_page(lesson.id) or lesson.pages[0].number
         self.open_page(lesson.id, number)
 
