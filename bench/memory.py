@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "machine": info,
             "quick": args.quick,
             "method": "fresh process per run, headless 80x24, Pilot auto-pilot; VmHWM after "
-            "the first screen settles and after pressing n through the lesson",
+            "the first screen settles and after pressing n through every lesson of the course",
             "runs_each": runs,
             "bare_first_screen_peak_mb": bare_first,
             "tutor_first_screen_peak_mb": tutor_first,
@@ -136,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "tutor_walk_rss_mb": median_mb(tutor, "walk_rss"),
             "pages_walked": len(last["pages"]),  # type: ignore[arg-type]
             "lesson_pages": last["lesson_pages"],
-            "rss_mb_per_page": {str(p["page"]): mb(p["rss"]) for p in last["pages"]},  # type: ignore[attr-defined]
+            "rss_mb_per_page": {f"{p['lesson']}:{p['page']}": mb(p["rss"]) for p in last["pages"]},  # type: ignore[index]
             "modules_loaded": last["modules_loaded"],
             "torch_imported": any(r["torch_imported"] for r in tutor),
             "targets": {"ratio_first_screen": 1.5, "walk_peak_mb": 100},

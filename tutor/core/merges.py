@@ -19,7 +19,7 @@ from pathlib import Path
 from tokenizers import Tokenizer
 
 from tutor.core.paths import tokenizers_dir
-from tutor.core.tokenize import TokenizeError, check_text, get_scheme
+from tutor.core.tokenize import TokenizeError, check_text, get_scheme, shared_tokenizer
 
 MAX_WALK_CHARS = 200  # ~600 bytes: every step keeps the whole text, and a screen shows it
 
@@ -60,7 +60,8 @@ class _Rules:
 
 @cache
 def _rules(path: Path) -> _Rules:
-    """The pre-tokenizer, the vocabulary and the merges of a byte-level tokenizer.json."""
+    """The pre-tokenizer, the vocabulary and the merges of a byte-level tokenizer.json;
+    the pre-tokenizer is that of the tokenizer its scheme already loaded."""
     spec = json.loads(path.read_text(encoding="utf-8"))
     vocab: dict[str, int] = spec["model"]["vocab"]
     ranks = {}
@@ -69,7 +70,7 @@ def _rules(path: Path) -> _Rules:
         ids = (vocab[left], vocab[right])
         ranks.setdefault(ids, (rank, vocab[left + right]))
     merges = len(spec["model"]["merges"])
-    return _Rules(Tokenizer.from_str(json.dumps(spec)), vocab, ranks, merges)
+    return _Rules(shared_tokenizer(path), vocab, ranks, merges)  # the scheme's own
 
 
 def _join(

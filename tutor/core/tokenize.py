@@ -365,7 +365,7 @@ _tokenizers_lock = threading.Lock()
 _schemes_lock = threading.Lock()
 
 
-def _read_tokenizer(path: Path) -> Tokenizer:
+def shared_tokenizer(path: Path) -> Tokenizer:
     """The tokenizer in `path`, shared with every earlier file of the same bytes."""
     data = path.read_bytes()
     digest = hashlib.sha256(data).digest()
@@ -383,7 +383,7 @@ def load_scheme(path: Path, name: str) -> TokenizerScheme:
     if not path.is_file():
         raise TokenizeError(f"tokenizer file not found: {path}", "tokenizer_not_found", path=path)
     try:
-        tokenizer = _read_tokenizer(path)
+        tokenizer = shared_tokenizer(path)
     except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
         raise TokenizeError(
             f"{path} is not a tokenizer.json file: {exc}", "bad_tokenizer", path=path
