@@ -60,7 +60,7 @@ async def test_whole_lesson_forward_and_back_by_keys(
             assert app.screen.lesson.id == following
             await pilot.press("h")
             await settle(pilot)
-            await pilot.press(*["up"] * 9, *["down"] * position, "enter")
+            await pilot.press("home", *["down"] * position, "enter")
             await settle(pilot)
             assert app.screen.page.number == lesson.pages[-1].number
         for _ in lesson.pages[1:]:
