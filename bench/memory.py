@@ -1,9 +1,11 @@
-"""Memory: peak RSS at the first screen, and after walking every page, against a bare app.
+"""Memory: peak RSS at the first screen, and after walking every page of the course,
+against a bare app.
 
 Each measurement is a fresh process (this script re-run with --child) that runs the app
 headless at 80x24 with a Pilot auto-pilot: it waits until the first screen is settled
 (messages handled, workers done) and reads VmHWM, the kernel's peak RSS; the tutor then
-opens the lesson and presses n through every page, settling on each, without training,
+opens the first lesson and presses n through every page of every lesson (the last page's
+n opens the next lesson), settling on each, without training,
 and reads VmHWM again. The tutor runs on the shipped defaults with a fresh TUTOR_DATA_DIR;
 torch must never be imported on the way.
 """
@@ -38,7 +40,7 @@ async def settle(pilot: Pilot[None]) -> None:
 
 
 def child(kind: str, pages: int | None) -> dict[str, object]:
-    """Run one app in this process and measure it; `pages` None = the whole lesson."""
+    """Run one app in this process and measure it; `pages` None = the whole course."""
     out: dict[str, object] = {}
 
     async def walk(pilot: Pilot[None]) -> None:
@@ -48,12 +50,14 @@ def child(kind: str, pages: int | None) -> dict[str, object]:
         out["first_screen_peak_rss"] = status["VmHWM"]
         out["first_screen_rss"] = status["VmRSS"]
         if kind == "tutor":
-            await pilot.press("enter")
-            walked = []
-            total = len(app.lessons[0].pages)
+            await pilot.press("enter")  # the first lesson of the course; n on a lesson's
+            walked = []  # last page opens the next one, so the walk covers every lesson
+            total = sum(len(lesson.pages) for lesson in app.lessons)
             for _ in range(total if pages is None else min(pages, total)):
                 await settle(pilot)
-                walked.append({"page": app.screen.page.number, "rss": proc_status()["VmRSS"]})
+                screen = app.screen
+                where = {"lesson": screen.lesson.id, "page": screen.page.number}
+                walked.append({**where, "rss": proc_status()["VmRSS"]})
                 await pilot.press("n")
             await settle(pilot)
             status = proc_status()
@@ -123,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "machine": info,
             "quick": args.quick,
             "method": "fresh process per run, headless 80x24, Pilot auto-pilot; VmHWM after "
-            "the first screen settles and after pressing n through the lesson",
+            "the first screen settles and after pressing n through every lesson of the course",
             "runs_each": runs,
             "bare_first_screen_peak_mb": bare_first,
             "tutor_first_screen_peak_mb": tutor_first,
@@ -132,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "tutor_walk_rss_mb": median_mb(tutor, "walk_rss"),
             "pages_walked": len(last["pages"]),  # type: ignore[arg-type]
             "lesson_pages": last["lesson_pages"],
-            "rss_mb_per_page": {str(p["page"]): mb(p["rss"]) for p in last["pages"]},  # type: ignore[attr-defined]
+            "rss_mb_per_page": {f"{p['lesson']}:{p['page']}": mb(p["rss"]) for p in last["pages"]},  # type: ignore[index]
             "modules_loaded": last["modules_loaded"],
             "torch_imported": any(r["torch_imported"] for r in tutor),
             "targets": {"ratio_first_screen": 1.5, "walk_peak_mb": 100},

@@ -91,6 +91,7 @@ QUIET_S = 0.3  # no output for this long: the screen is settled
 LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 BACKSPACE = b"\x7f"
 END = b"\x1b[F"
+DOWN = b"\x1b[B"
 
 
 FLOOD_BYTES = 1024**3
@@ -189,7 +190,7 @@ async def open_learner(port: int, key: asyncssh.SSHKey, marks: dict[str, str]) -
     )
     learner.conn = conn
     await learner.wait_for(lambda s: marks["home"] in s, "the home screen")
-    learner.write(b"\r")
+    learner.write(DOWN * int(marks["place"]) + b"\r")
     await learner.wait_for(lambda s: marks["page1"] in s, "page 1")
     learner.write(b"n")
     await learner.wait_for(lambda s: marks["page2"] in s, "page 2")
@@ -208,7 +209,8 @@ async def open_learner(port: int, key: asyncssh.SSHKey, marks: dict[str, str]) -
 
 def setup_marks() -> dict[str, str]:
     """Text that shows each setup step landed, taken from the shipped lesson."""
-    lesson = load_lessons(content_dir()).lesson("embedding")
+    course = load_lessons(content_dir())
+    lesson = course.lesson("embedding")
     assert lesson is not None
     page2 = lesson.pages[1]
     tokens = next(b for b in page2.body_blocks if getattr(b, "widget", None) == "tokens")
@@ -218,6 +220,7 @@ def setup_marks() -> dict[str, str]:
         "page1": t("page.counter", "zh", n=1, total=total),
         "page2": t("page.counter", "zh", n=2, total=total),
         "field": tokens.config.text,  # type: ignore[attr-defined]
+        "place": str(course.lessons.index(lesson)),  # in the course map: ↓ presses to it
     }
 
 

@@ -155,6 +155,30 @@ def test_unknown_prerequisite_lesson_suggests_a_sibling(tiny_model: Path) -> Non
     ]
 
 
+def test_unknown_next_lesson_suggests_a_sibling(tiny_model: Path) -> None:
+    assert problems("lessons/unknown-next-lesson", tiny_model) == [
+        "error: lessons/unknown-next-lesson/lesson.md:9:14: "
+        "unknown next lesson 'missing-feld' (did you mean 'missing-field'?)"
+    ]
+
+
+def test_a_lesson_comes_after_the_lesson_that_names_it_as_next(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """The course's order is read from the cards: here against the folders' order."""
+    for lesson, extra in (("alpha", ""), ("zeta", "next_lesson: alpha\n")):
+        folder = tmp_path / lesson
+        folder.mkdir()
+        card = f"id: {lesson}\ntitle: {lesson}\nquestion: q\ntopic: t\n"
+        card += f"objectives: [o]\noutcome: o\n{extra}"
+        (folder / "lesson.md").write_text(f"---\n{card}---\n", encoding="utf-8")
+        page = "---\nkind: objectives\ntitle: 目标\n---\n正文。\n"
+        (folder / "01-goals.md").write_text(page, encoding="utf-8")
+    lesson_set = load_lessons(tmp_path, model_dir=tiny_model, facts_dir=FACTS)
+    assert lesson_set.problems == []
+    assert [lesson.id for lesson in lesson_set.lessons] == ["zeta", "alpha"]
+
+
 def test_file_that_is_not_utf8(tiny_model: Path) -> None:
     assert problems("pages/10-not-utf8.md", tiny_model) == [
         "error: pages/10-not-utf8.md:3:11: "
@@ -251,7 +275,7 @@ def test_check_command_reports_every_problem_and_fails_on_errors(
     out = capsys.readouterr().out
     assert "lessons/wrong-type/lesson.md:6:13: 'objectives' should be a list" in out
     assert "lessons/duplicate-pages/01-goals.md:1:1: page number 1" in out
-    assert out.endswith("lessons: 3 lessons, 4 pages; 6 errors, 0 warnings\n")
+    assert out.endswith("lessons: 4 lessons, 5 pages; 7 errors, 0 warnings\n")
 
 
 def test_shipped_lessons_pass_check(capsys: pytest.CaptureFixture[str]) -> None:

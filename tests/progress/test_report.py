@@ -21,12 +21,19 @@ from rich.cells import cell_len
 
 from tests.progress.conftest import OpenStore
 from tutor.cli import main
+from tutor.content import load_lessons
+from tutor.core.paths import content_dir
 from tutor.progress.sessions import ServedSessions
 from tutor.progress.sqlite import DB_FILENAME
 
 ADA_KEY = asyncssh.generate_private_key("ssh-ed25519")
 ADA = ADA_KEY.get_fingerprint("sha256")
 BOB = "SHA256:" + "b" * 43  # a key nobody named
+
+
+def embedding_of(data: dict) -> dict:
+    """The Embedding lesson's part of a JSON report, which has one part per lesson."""
+    return next(lesson for lesson in data["lessons"] if lesson["lesson"] == "embedding")
 
 
 def fill_class(open_as: OpenStore, where: dict[str, object]) -> None:
@@ -71,7 +78,7 @@ def test_the_json_report_has_each_learner_question_and_guest_count(
     keys.write_text(ADA_KEY.export_public_key().decode().strip() + " Ada Lovelace\n")
     data = json.loads(report(where, "--json", "--authorized-keys", str(keys)))
     assert data["guest_sessions"] == 3
-    (lesson,) = data["lessons"]
+    lesson = embedding_of(data)
     learners = {row["name"]: row for row in lesson["learners"]}
     assert set(learners) == {"Ada Lovelace", BOB[:15] + "…"}  # guests never listed
     ada = learners["Ada Lovelace"]
@@ -103,7 +110,7 @@ def test_the_most_chosen_wrong_answer_counts_learners_not_tries(
     bob.record_attempt("embedding", "close-ids", 2, False)
     bob.record_attempt("embedding", "close-ids", 1, False)
     data = json.loads(report(where, "--json"))
-    close = {q["question"]: q for q in data["lessons"][0]["questions"]}["close-ids"]
+    close = {q["question"]: q for q in embedding_of(data)["questions"]}["close-ids"]
     assert close["most_chosen_wrong"].startswith("2. ")
     assert close["most_chosen_wrong_count"] == 2  # Ada and Bob, each once
 
@@ -141,11 +148,17 @@ def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
     open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
     text = report(where)
     data = json.loads(report(where, "--json"))
-    (lesson,) = data["lessons"]
-    content = [lesson["title"], lesson["lesson"], data["source"]]
-    content += [row["name"] for row in lesson["learners"]]
-    for question in lesson["questions"]:
-        content += [question["question"], question["prompt"], question["most_chosen_wrong"] or ""]
+    content = [data["source"]]
+    for each in data["lessons"]:  # every lesson of the course has its table
+        content += [each["title"], each["lesson"]]
+        content += [row["name"] for row in each["learners"]]
+        for question in each["questions"]:
+            content += [
+                question["question"],
+                question["prompt"],
+                question["most_chosen_wrong"] or "",
+            ]
+    lesson = embedding_of(data)
     assert [(m["misconception"], m["learners"]) for m in lesson["misconceptions"]] == [
         ("bigger-id-matters", 1)
     ]
@@ -175,7 +188,7 @@ def test_reading_does_not_wait_for_a_learner_who_is_writing(tmp_path: Path) -> N
     writer.execute("UPDATE positions SET page = 4")
     data = json.loads(report({"data_dir": tmp_path}, "--json"))
     writer.execute("COMMIT")
-    assert data["lessons"][0]["learners"][0]["furthest_page"] == 3
+    assert embedding_of(data)["learners"][0]["furthest_page"] == 3
 
 
 def test_reading_writes_nothing(where: dict[str, object], open_as: OpenStore) -> None:
@@ -235,9 +248,10 @@ def test_an_unknown_lesson_names_the_known_ones(
 
     open_store("ada", tmp_path).visit_page("embedding", 1)
     assert main(["report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
-    assert capsys.readouterr().err == "tutor report：没有「nope」这一课（现有的课：embedding）\n"
+    known = ", ".join(lesson.id for lesson in load_lessons(content_dir()).lessons)
+    assert capsys.readouterr().err == f"tutor report：没有「nope」这一课（现有的课：{known}）\n"
     assert main(["--lang", "en", "report", "--data-dir", str(tmp_path), "--lesson", "nope"]) == 2
-    assert capsys.readouterr().err == "tutor report: no lesson 'nope' (lessons: embedding)\n"
+    assert capsys.readouterr().err == f"tutor report: no lesson 'nope' (lessons: {known})\n"
 
 
 def test_a_file_that_is_not_a_progress_file_is_said_in_the_interfaces_language(
@@ -327,7 +341,7 @@ def test_the_grader_reads_summaries_and_text_answers_for_claims_and_misconceptio
     bob.record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
     bob.save_summary("embedding", "understanding", "训练会改变 token 的 ID。")
     data = json.loads(report(where, "--json"))
-    (lesson,) = data["lessons"]
+    lesson = embedding_of(data)
     rows = {row["learner"]: row for row in lesson["learners"]}
     assert set(rows[ADA]["claims_met"]) >= {"id-is-row", "onehot-is-lookup"}
     assert rows[ADA]["misconceptions"] == ["training-changes-ids"]

@@ -1,8 +1,8 @@
 """A learner's session end to end: screen, keys, resize, identity, refusals, clean ends.
 
 The screens are the real app's. These tests rely on the English home screen showing the
-words "embedding" (the app title, "The embedding tutor") and "lesson" (the "Lessons"
-heading), matched case-insensitively.
+words "embedding" (the app title, "The embedding tutor") and "lesson" (the heading "The
+course: its lessons in order"), matched case-insensitively.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def test_an_edited_or_added_file_is_a_miss(content: Path, cache_dir: Path) -> No
     page.write_text(text.replace("title:", "title: 改过的", 1), encoding="utf-8")
     edited = LessonContent(content, cache_dir)
     assert not edited.from_cache
-    titles = [p.title for p in edited.index.lessons[0].pages]
+    titles = [p.title for p in edited.index.lesson("embedding").pages]  # type: ignore[union-attr]
     assert any(title.startswith("改过的") for title in titles)
     assert LessonContent(content, cache_dir).from_cache
 
@@ -66,7 +66,7 @@ def test_an_edited_or_added_file_is_a_miss(content: Path, cache_dir: Path) -> No
     extra.write_text("---\nkind: wrapup\ntitle: 多出来的一页\n---\n正文\n", encoding="utf-8")
     added = LessonContent(content, cache_dir)
     assert not added.from_cache
-    assert added.index.lessons[0].pages[-1].title == "多出来的一页"
+    assert added.index.lesson("embedding").pages[-1].title == "多出来的一页"  # type: ignore[union-attr]
 
 
 def test_preloaded_content_is_handed_out_while_its_files_are_unchanged(

@@ -87,12 +87,17 @@ class PtyTutor:
 
     def wait_for(self, words: str) -> None:
         """Until `words` are on screen (ignoring spaces, line breaks and the edge of a
-        notification, which lines wrapped in it begin with)."""
+        notification, which lines wrapped in it begin with), or in a notification read
+        alone: beside a screen that fills its rows (the course map), each of its lines
+        follows the screen's own text on the same row."""
         wanted = re.sub(r"\s+", "", words)
-        wait_until(
-            lambda: wanted in re.sub(r"[\s▌]+", "", self.text),
-            lambda: f"{words!r} on screen; it shows:\n{self.text}",
-        )
+
+        def shown() -> bool:
+            text = self.text
+            notified = "".join(line.rsplit("▌", 1)[1] for line in text.splitlines() if "▌" in line)
+            return any(wanted in re.sub(r"[\s▌]+", "", seen) for seen in (text, notified))
+
+        wait_until(shown, lambda: f"{words!r} on screen; it shows:\n{self.text}")
 
     def flood(self, data: bytes, chunk: int = 4096) -> float:
         """Write `data` as fast as the terminal takes it, watching the tutor's peak memory

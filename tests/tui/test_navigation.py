@@ -8,6 +8,8 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson, until
+from tutor.content import load_lessons
+from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.help import HelpScreen
 from tutor.tui.screens.home import HomeScreen
@@ -27,26 +29,42 @@ async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., Tuto
         lesson = shipped_lesson()
         assert f"{lesson.card.title} ({LESSON}): 未开始" in text
         assert "还没有学习记录" in text
-        assert app.screen.query_one("#lessons", OptionList).option_count == 1
+        shipped = load_lessons(content_dir()).lessons
+        assert app.screen.query_one("#lessons", OptionList).option_count == len(shipped)
 
 
-async def test_whole_lesson_forward_and_back_by_keys(make_app: Callable[..., TutorApp]) -> None:
-    """n walks every page in order with the screen class of its kind; p walks back."""
-    lesson = shipped_lesson()
+@pytest.mark.parametrize("position", range(len(load_lessons(content_dir()).lessons)))
+async def test_whole_lesson_forward_and_back_by_keys(
+    make_app: Callable[..., TutorApp], position: int
+) -> None:
+    """Each lesson of the course opens from the list; n walks every page in order with the
+    screen class of its kind; p walks back."""
+    lesson = load_lessons(content_dir()).lessons[position]
     app = make_app()
     async with app.run_test() as pilot:
         await settle(pilot)
-        await pilot.press("enter")
+        await pilot.press(*["down"] * position, "enter")
         for index, page in enumerate(lesson.pages):
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, screen_class(page.kind)), page.number
-            assert screen.page.number == page.number
+            assert (screen.lesson.id, screen.page.number) == (lesson.id, page.number)
             header = f"第 {index + 1} / {len(lesson.pages)} 页"
             assert header in str(screen.query_one("#page-header").render())
-            await pilot.press("n")
+            if page is not lesson.pages[-1]:
+                await pilot.press("n")
+        await pilot.press("n")  # the last page opens the next lesson, or stays
         await settle(pilot)
-        assert app.screen.page.number == lesson.pages[-1].number  # the last page stays
+        following = lesson.card.next_lesson
+        if following is None:
+            assert app.screen.page.number == lesson.pages[-1].number
+        else:
+            assert app.screen.lesson.id == following
+            await pilot.press("h")
+            await settle(pilot)
+            await pilot.press("home", *["down"] * position, "enter")
+            await settle(pilot)
+            assert app.screen.page.number == lesson.pages[-1].number
         for _ in lesson.pages[1:]:
             await pilot.press("p")
         await settle(pilot)
@@ -57,9 +75,9 @@ async def test_whole_lesson_forward_and_back_by_keys(make_app: Callable[..., Tut
         await pilot.press("h")
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
-        visited = app.ctx.store.visited_pages(LESSON)
+        visited = app.ctx.store.visited_pages(lesson.id)
         assert visited == {page.number for page in lesson.pages}
-        assert f"{lesson.card.title} ({LESSON}): 已完成" in app.screen.plain_text()
+        assert f"{lesson.card.title} ({lesson.id}): 已完成" in app.screen.plain_text()
 
 
 async def test_open_a_page_directly_and_resume_after_restart(

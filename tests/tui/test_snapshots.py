@@ -1,5 +1,5 @@
 """Pictures of every screen: each page of the shipped lesson at 80x24 and 120x40, home,
-help, the error screen, and the heatmap under NO_COLOR.
+help, the error screen, the heatmap under NO_COLOR and the Token lesson's merge stepper.
 
 Animations and cursor blink are off and workers are awaited before the picture, so three
 runs give identical SVGs. Update deliberately (`pytest tests/tui --snapshot-update`), look
@@ -16,7 +16,9 @@ from textual.pilot import Pilot
 
 from tests.tui.conftest import LESSON, app_for, page_with, settle, shipped_lesson
 from tests.tui.test_error_screen import BROKEN
+from tests.tui.test_merge_stepper import merges_page
 from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.merge_stepper import MergeStepper
 from tutor.tui.widgets.training import TrainingRun
 
 SIZES = [(80, 24), (120, 40)]
@@ -151,3 +153,22 @@ def test_review(
     ada.save_teacher_marks("ada", "embedding", "summary", marks)
     open_store("bob", tmp_path).record_attempt("embedding", "explain-embedding", "行号。", False)
     assert snap_compare(review_app({"data_dir": tmp_path}, lang), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_merge_stepper(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int]
+) -> None:
+    """The Token lesson's running sentence after seven merges: 小明 has just been made."""
+    app = app_for(fixed_data_dir, start_lesson="token", start_page=merges_page())
+
+    async def step(pilot: Pilot) -> None:
+        await settle(pilot)
+        widget = pilot.app.screen.query_one(MergeStepper)
+        widget.focus()
+        widget.scroll_visible(animate=False, top=True)
+        await settle(pilot)
+        await pilot.press(*["right"] * 7)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=step)

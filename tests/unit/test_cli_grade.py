@@ -9,6 +9,8 @@ import pytest
 
 from tutor.cli import main
 from tutor.commands.grade import MAX_FILE_BYTES
+from tutor.content import load_lessons
+from tutor.core.paths import content_dir
 
 WRONG = "ID 不是行号；one-hot 乘表不等于查表；训练不会改变向量的位置。"
 
@@ -86,6 +88,7 @@ def test_a_misconception_clause_is_no_claim_s_evidence(
     assert out.rstrip().endswith("1 / 4")
 
 
+COURSE = ", ".join(lesson.id for lesson in load_lessons(content_dir()).lessons)
 REFUSED = [
     (
         ["embedding", "close-ids", "--text", "x"],
@@ -96,8 +99,8 @@ REFUSED = [
     ),
     (
         ["nope", "summary", "--text", "x"],
-        "tutor grade：没有「nope」这一课（现有的课：embedding；`tutor check` 会说明原因）",
-        "tutor grade: no lesson 'nope' (lessons: embedding; `tutor check` says why)",
+        f"tutor grade：没有「nope」这一课（现有的课：{COURSE}；`tutor check` 会说明原因）",
+        f"tutor grade: no lesson 'nope' (lessons: {COURSE}; `tutor check` says why)",
     ),
     (
         ["embedding", "summary", "--file", "/nonexistent/a.txt"],

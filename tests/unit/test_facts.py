@@ -212,3 +212,15 @@ def test_an_english_source_is_optional_and_checked(tmp_path: Path) -> None:
     assert facts["qwen.vocab_size"].source_in("en") == "Qwen3.8 config.json"
     with pytest.raises(FactsError, match="source_en"):
         load_facts(write_assets(tmp_path / "b", cited=CITED_YAML + "  source_en: 3\n"))
+
+
+def test_the_loss_at_a_random_start_is_ln_of_the_shipped_vocabulary() -> None:
+    """loss.uniform is kept by hand: it must follow the vocabulary the build measures."""
+    import math
+
+    from tutor.core.tokenize import get_scheme
+
+    facts = load_facts()
+    vocabulary = facts["vocab.byte_bpe_zh"].value
+    assert vocabulary == get_scheme("project").vocab_size
+    assert facts["loss.uniform"].value == round(math.log(vocabulary), 2)

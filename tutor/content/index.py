@@ -28,6 +28,7 @@ class LessonEntry(NamedTuple):
     title: str
     question: str
     prerequisites: tuple[str, ...]  # ids of the lessons to finish first
+    next_lesson: str | None  # id of the lesson after this one in the course
     pages: tuple[PageEntry, ...]  # sorted by number
 
     def page(self, number: int) -> PageEntry | None:
@@ -63,6 +64,7 @@ def index_of(data: Any) -> ContentIndex:
         card = lesson["card"]
         prerequisites = _typed(card["prerequisites"], list)
         pages = _typed(lesson["pages"], list)
+        following = card["next_lesson"]
         lessons.append(
             LessonEntry(
                 id=_typed(card["id"], str),
@@ -71,6 +73,7 @@ def index_of(data: Any) -> ContentIndex:
                 prerequisites=tuple(
                     _typed(p["lesson"], str) for p in prerequisites if p["lesson"] is not None
                 ),
+                next_lesson=following and _typed(following, str),
                 pages=tuple(
                     PageEntry(
                         _typed(page["number"], int),

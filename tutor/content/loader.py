@@ -293,18 +293,19 @@ def _load_card(
             line, col, message, code="id_not_folder", id=card.id, folder=folder_name
         )
         parsed.problems.append(problem)
-    for index, prerequisite in enumerate(card.prerequisites):
-        if prerequisite.lesson is not None and prerequisite.lesson not in known_lessons:
-            line, col = parsed.doc.position(("prerequisites", index, "lesson"))
-            close = close_to(prerequisite.lesson, sorted(known_lessons))
-            message = f"unknown prerequisite lesson {prerequisite.lesson!r}{did_you_mean(close)}"
+    named = [
+        (("prerequisites", index, "lesson"), prerequisite.lesson, "unknown_prerequisite")
+        for index, prerequisite in enumerate(card.prerequisites)
+    ]
+    named.append((("next_lesson",), card.next_lesson, "unknown_next_lesson"))
+    for where, lesson, code in named:
+        if lesson is not None and lesson not in known_lessons:
+            line, col = parsed.doc.position(where)
+            close = close_to(lesson, sorted(known_lessons))
+            what = "prerequisite" if code == "unknown_prerequisite" else "next"
+            message = f"unknown {what} lesson {lesson!r}{did_you_mean(close)}"
             problem = parsed.source.problem(
-                line,
-                col,
-                message,
-                code="unknown_prerequisite",
-                lesson=prerequisite.lesson,
-                suggestion=close,
+                line, col, message, code=code, lesson=lesson, suggestion=close
             )
             parsed.problems.append(problem)
     return card, parsed
@@ -402,9 +403,11 @@ def _load_lesson(
 def _prerequisite_order(
     lessons: list[Lesson], cards: dict[str, tuple[SourceFile, YamlDoc]]
 ) -> tuple[list[Lesson], list[Problem]]:
-    """Lessons after the lessons they need, otherwise by folder name; cycles are errors,
-    because a lesson in a cycle could never be unlocked."""
+    """Lessons after the lessons they need and after the lesson that names them as its
+    next, otherwise by folder name: the course's order. Cycles of prerequisites are errors,
+    because they leave no lesson to start the course with."""
     by_id = {lesson.id: lesson for lesson in lessons}
+    before = {lesson.card.next_lesson: lesson for lesson in lessons if lesson.card.next_lesson}
     ordered: list[Lesson] = []
     placed: set[str] = set()
     path: list[str] = []
@@ -412,6 +415,9 @@ def _prerequisite_order(
 
     def visit(lesson: Lesson) -> None:
         path.append(lesson.id)
+        previous = before.get(lesson.id)
+        if previous is not None and previous.id not in placed and previous.id not in path:
+            visit(previous)
         for index, prerequisite in enumerate(lesson.card.prerequisites):
             needed = prerequisite.lesson
             if needed not in by_id or needed in placed:

@@ -67,13 +67,15 @@ class LessonCard(ContentModel):
     objectives: list[str] = Field(min_length=1)
     """What the learner can do afterwards; at least one."""
     prerequisites: list[Prerequisite] = []
-    """Lessons to finish first, or knowledge assumed."""
+    """Lessons that come first (unfinished: a note, never a lock), or knowledge assumed."""
     outcome: str
     """What the learner leaves with, in one sentence."""
     warning: str | None = None
     """A common misunderstanding to warn about (optional)."""
     next: list[str] = []
     """What the lesson leaves for later."""
+    next_lesson: str | None = None
+    """Id of the lesson after this one in the course; its last page opens it with one key."""
 
     @field_validator("id")
     @classmethod

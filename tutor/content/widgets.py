@@ -166,6 +166,20 @@ class TrainingWidget(WidgetConfig):
             yield ("neighbours", index), token
 
 
+ByteScheme = Literal["byte-bpe-zh", "byte-bpe-en"]
+
+
+class MergesWidget(WidgetConfig):
+    """A byte-level BPE's merges applied to `text` one at a time: pairs join, new IDs appear."""
+
+    text: str = Field(min_length=1, max_length=200)
+    """The text whose bytes are merged when the page opens (1 to 200 characters)."""
+    scheme: ByteScheme = "byte-bpe-zh"
+    """The byte-level tokenizer whose merges list is replayed."""
+    editable: bool = True
+    """Whether the learner may type their own text."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -176,4 +190,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "rows": RowsWidget,
     "analogy": AnalogyWidget,
     "training": TrainingWidget,
+    "merges": MergesWidget,
 }

@@ -69,15 +69,15 @@ class TokenizeError(Refusal):
     """A tokenization request that cannot be answered (a code per kind of refusal)."""
 
 
-def _check_text(text: str) -> None:
-    """Refuse what no scheme can answer: over-long text, and lone surrogates (what Python
-    makes of invalid UTF-8 on a command line), which are not Unicode text at all."""
-    if len(text) > MAX_TEXT_CHARS:
+def check_text(text: str, limit: int = MAX_TEXT_CHARS) -> None:
+    """Refuse what no scheme can answer: text over `limit` characters, and lone surrogates
+    (what Python makes of invalid UTF-8 on a command line), which are not Unicode text."""
+    if len(text) > limit:
         raise TokenizeError(
-            f"text is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}",
+            f"text is {len(text):,} characters long; the limit is {limit:,}",
             "too_long",
             chars=len(text),
-            limit=MAX_TEXT_CHARS,
+            limit=limit,
         )
     bad = _SURROGATE.search(text)
     if bad:
@@ -213,7 +213,7 @@ class CodepointScheme(Scheme):
         self.special_ids = frozenset()
 
     def encode(self, text: str) -> list[Token]:
-        _check_text(text)
+        check_text(text)
         return [Token(ch, ord(ch), i, i + 1) for i, ch in enumerate(text)]
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -370,7 +370,7 @@ class TokenizerScheme(Scheme):
         return text in self._added.values() or super().spelled_as_piece(text)
 
     def encode(self, text: str) -> list[Token]:
-        _check_text(text)
+        check_text(text)
         enc = self._tok.encode(text, add_special_tokens=False)
         return [
             Token(self.id_to_piece(id), id, start, end)
@@ -441,7 +441,7 @@ class SegmentedScheme(TokenizerScheme):
     def encode(self, text: str) -> list[Token]:
         from tutor.core import segment
 
-        _check_text(text)
+        check_text(text)
         tokens = []
         for word, start, end in segment.spans(text):
             id = self._tok.token_to_id(word)
@@ -463,7 +463,7 @@ _tokenizers_lock = threading.Lock()
 _schemes_lock = threading.Lock()
 
 
-def _read_tokenizer(path: Path) -> Tokenizer:
+def shared_tokenizer(path: Path) -> Tokenizer:
     """The tokenizer in `path`, shared with every earlier file of the same bytes."""
     data = path.read_bytes()
     digest = hashlib.sha256(data).digest()
@@ -481,7 +481,7 @@ def load_scheme(path: Path, name: str) -> TokenizerScheme:
     if not path.is_file():
         raise TokenizeError(f"tokenizer file not found: {path}", "tokenizer_not_found", path=path)
     try:
-        tokenizer = _read_tokenizer(path)
+        tokenizer = shared_tokenizer(path)
     except Exception as exc:  # the tokenizers library raises bare Exception on bad JSON
         raise TokenizeError(
             f"{path} is not a tokenizer.json file: {exc}", "bad_tokenizer", path=path

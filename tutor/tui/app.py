@@ -95,7 +95,7 @@ PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, restored when
 class TutorApp(App[None]):
     CSS_PATH = "tutor.tcss"
     COMMANDS = App.COMMANDS | {LessonPages}
-    open_every_lesson = False  # prerequisites lock lessons for learners, not for previews
+    open_every_lesson = False  # learners are told of unfinished prerequisites, authors not
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "key.help"),
@@ -360,13 +360,9 @@ class TutorApp(App[None]):
             )
             return
         state = self.ctx.lesson_state(lesson)
-        if page is None and state.locked_by:
-            needs = "、".join(state.locked_by)
-            self.notify(
-                t("home.locked", self.lang, lesson=lesson.title, needs=needs),
-                severity="warning",
-            )
-            return
+        if page is None and state.waiting_for:  # opened from the list or the last page
+            needs = "、".join(state.waiting_for)
+            self.notify(t("home.prerequisite_note", self.lang, needs=needs))
         number = page or self.ctx.store.lesson_page(lesson.id) or lesson.pages[0].number
         self.open_page(lesson.id, number)
 

@@ -61,7 +61,7 @@ class TutorContext:
     model_dir: Path | None = None
     content: LessonContent | None = None  # None: the progress store failed, no lessons
     remote: bool = False  # served over SSH: the progress file's path means nothing there
-    open_every_lesson: bool = False  # tutor preview: prerequisites lock nothing
+    open_every_lesson: bool = False  # tutor preview: no note about unfinished prerequisites
     models: ModelAccess = field(init=False)
     # widgets that show a real model beside the lesson's (`beside: true`): the lesson's
     # model, and the real one (`--model DIR`, or TUTOR_COMPARE_MODEL), None when neither
@@ -88,10 +88,10 @@ class TutorContext:
         return self.content.index if self.content is not None else ContentIndex()
 
     def lesson_state(self, lesson: LessonEntry) -> LessonState:
-        from tutor.tui.lessons import LessonState, lesson_state
+        from tutor.tui.lessons import lesson_state
 
         state = lesson_state(self.index, self.store, lesson)
-        return LessonState(state.seen, state.total, []) if self.open_every_lesson else state
+        return state._replace(waiting_for=[]) if self.open_every_lesson else state
 
     def runs_dir(self) -> Path:
         """Where the learner's training runs are kept: their own folder beside their

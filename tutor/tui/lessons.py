@@ -1,4 +1,5 @@
-"""A lesson as the learner's progress sees it: pages seen, done, locked by what.
+"""A lesson as the learner's progress sees it: pages seen, done, where they stopped, and
+which earlier lessons of the course are not done yet.
 
 Kept out of the App so that the lesson list, the palette and the quiz read it from the
 shared context, not from the concrete App class.
@@ -16,7 +17,10 @@ if TYPE_CHECKING:
 class LessonState(NamedTuple):
     seen: int
     total: int
-    locked_by: list[str]  # titles of prerequisite lessons not yet done
+    # titles of prerequisite lessons not yet done: said in a note, never a lock (a learner
+    # who knows the earlier lesson's matter from elsewhere must not be kept out)
+    waiting_for: list[str]
+    stopped_at: int | None = None  # the page the learner last opened in this lesson
 
     @property
     def done(self) -> bool:
@@ -26,9 +30,9 @@ class LessonState(NamedTuple):
 def lesson_state(index: ContentIndex, store: ProgressStore, lesson: LessonEntry) -> LessonState:
     numbers = {page.number for page in lesson.pages}
     seen = len(store.visited_pages(lesson.id) & numbers)
-    locked_by = []
+    waiting_for = []
     for prerequisite in lesson.prerequisites:
         needed = index.lesson(prerequisite)
         if needed is not None and not lesson_state(index, store, needed).done:
-            locked_by.append(needed.title)
-    return LessonState(seen, len(numbers), locked_by)
+            waiting_for.append(needed.title)
+    return LessonState(seen, len(numbers), waiting_for, store.lesson_page(lesson.id))

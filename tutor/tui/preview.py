@@ -75,7 +75,7 @@ class PreviewProblems(ModalScreen[None]):
 class PreviewApp(TutorApp):
     """TutorApp on `content_root` that reloads it when a file under it changes."""
 
-    open_every_lesson = True  # an author opens any lesson, whatever its prerequisites
+    open_every_lesson = True  # an author is not told of unfinished prerequisites
 
     def __init__(self, content_root: Path, **options: object) -> None:
         options.setdefault("guest", True)  # an author's clicks are not a learner's progress

@@ -1,4 +1,5 @@
-"""The lesson list: each lesson's state, and the way back to where the learner stopped."""
+"""The course map: the lessons in order, each with its progress, where the learner stopped
+and what it comes after; and the way back to where the learner stopped."""
 
 from __future__ import annotations
 
@@ -55,21 +56,37 @@ class HomeScreen(Screen[None]):
 
     def _state_text(self, state: LessonState) -> str:
         ctx = tutor_context(self)
-        if state.locked_by:
-            return ctx.t("home.state.locked", needs="、".join(state.locked_by))
         if state.done:
             return ctx.t("home.state.done")
         if state.seen:
-            return ctx.t("home.state.in_progress", seen=state.seen, total=state.total)
+            text = ctx.t("home.state.in_progress", seen=state.seen, total=state.total)
+            if state.stopped_at is not None:
+                text += " · " + ctx.t("home.state.stopped", page=state.stopped_at)
+            return text
         return ctx.t("home.state.not_started")
 
-    def _option(self, lesson: LessonEntry) -> Option:
+    def _needs_text(self, lesson: LessonEntry, state: LessonState) -> str | None:
+        """The lessons this one comes after, each ticked when done; None if it needs none."""
+        index = tutor_context(self).index
+        titles = [entry.title for entry in map(index.lesson, lesson.prerequisites) if entry]
+        if not titles:
+            return None
+        ticked = [title if title in state.waiting_for else f"{title} ✓" for title in titles]
+        return tutor_context(self).t("home.needs", needs="、".join(ticked))
+
+    def _option(self, number: int, lesson: LessonEntry) -> Option:
         ctx = tutor_context(self)
-        state = tutor_context(self).lesson_state(lesson)
-        mark = "🔒" if state.locked_by else ("✓" if state.done else "•")
+        state = ctx.lesson_state(lesson)
+        mark = "✓" if state.done else "•"
+        needs = self._needs_text(lesson, state)
         prompt = Content.assemble(
-            (f"{mark} {lesson.title}", "bold"),
+            (f"{number}. {mark} {lesson.title}", "bold"),
             f"  [{self._state_text(state)}]\n",
+            *(
+                [(f"   {needs}\n", "$text-warning" if state.waiting_for else "dim")]
+                if needs
+                else []
+            ),
             (f"   {ctx.t('home.question', question=lesson.question)}", "dim"),
         )
         return Option(prompt, id=lesson.id)
@@ -79,17 +96,20 @@ class HomeScreen(Screen[None]):
         options = self.query_one("#lessons", OptionList)
         highlighted = options.highlighted
         options.clear_options()
-        options.add_options([self._option(lesson) for lesson in tutor_context(self).index.lessons])
-        if tutor_context(self).index.lessons:
-            options.highlighted = highlighted or 0
+        lessons = ctx.index.lessons
+        options.add_options([self._option(n, lesson) for n, lesson in enumerate(lessons, 1)])
         store = ctx.store
+        position = store.last_position()
+        ids = [lesson.id for lesson in lessons]
+        stopped_in = ids.index(position.lesson) if position and position.lesson in ids else None
+        if lessons:  # the lesson where the learner stopped, so that Enter goes on with it
+            options.highlighted = stopped_in if stopped_in is not None else highlighted or 0
         lines = [ctx.t("home.guest")] if store.guest else []
         learner = printable(store.learner)  # any text `--learner` was given
         if ctx.remote and not store.guest:
             lines.append(ctx.t("home.saved_remote", learner=learner))
         elif not store.guest:
             lines.append(ctx.t("home.saved_at", path=store.location, learner=learner))
-        position = store.last_position()
         lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:
             lines.append(ctx.t("home.resume", lesson=lesson.title, page=position.page))
@@ -116,7 +136,9 @@ class HomeScreen(Screen[None]):
 
     def plain_text(self) -> str:
         lines = list(self.where_lines)
-        for lesson in tutor_context(self).index.lessons:
-            state = self._state_text(tutor_context(self).lesson_state(lesson))
-            lines.append(f"{lesson.title} ({lesson.id}): {state}")
+        for number, lesson in enumerate(tutor_context(self).index.lessons, 1):
+            state = tutor_context(self).lesson_state(lesson)
+            needs = self._needs_text(lesson, state)
+            line = f"{number}. {lesson.title} ({lesson.id}): {self._state_text(state)}"
+            lines.append(f"{line}; {needs}" if needs else line)
         return "\n".join(lines)

@@ -23,7 +23,7 @@ from tutor.content.prose import fact_keys
 from tutor.lazy import load
 from tutor.tui.context import tutor_context
 from tutor.tui.first_screen import first_screen_first, least_markdown_lines
-from tutor.tui.messages import TurnPage
+from tutor.tui.messages import OpenLesson, TurnPage
 from tutor.tui.plain import markdown_passages, markdown_to_plain
 from tutor.tui.screens.saving import SavesProgress
 from tutor.tui.widgets.body import Body
@@ -46,6 +46,7 @@ WIDGET_CLASSES: dict[str, str] = {
     "rows": "tutor.tui.widgets.rows:RowsDemo",
     "analogy": "tutor.tui.widgets.analogy:AnalogyDemo",
     "training": "tutor.tui.widgets.training:TrainingRun",
+    "merges": "tutor.tui.widgets.merge_stepper:MergeStepper",
 }
 
 
@@ -107,6 +108,8 @@ class PageScreen(SavesProgress):
     CSS_PATH = "page.tcss"  # beside this file, as for every page screen
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # on the lesson's last page the same keys open the next lesson (check_action)
+        Binding("n,right", "next_lesson", "key.next_lesson"),
         Binding("n,right", "next_page", "key.next"),
         Binding("p,left", "previous_page", "key.prev"),
         Binding("h", "home", "key.home"),
@@ -238,6 +241,26 @@ class PageScreen(SavesProgress):
             event.refresh_styles = False
         self._styled_for = self.app.theme
         self.save("visit", lambda store: store.visit_page(self.lesson.id, self.page.number))
+
+    @property
+    def next_lesson(self) -> str | None:
+        """The lesson the course goes on to, if this is the lesson's last page."""
+        following = self.lesson.card.next_lesson
+        if self.page is not self.lesson.pages[-1] or following is None:
+            return None
+        return following if tutor_context(self).index.lesson(following) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n/→ turn the page, or on the last page open the next lesson: one key line entry."""
+        if action == "next_lesson":
+            return self.next_lesson is not None
+        if action == "next_page":
+            return self.next_lesson is None
+        return True
+
+    def action_next_lesson(self) -> None:
+        if self.next_lesson is not None:
+            self.post_message(OpenLesson(self.next_lesson))
 
     def action_next_page(self) -> None:
         self.post_message(TurnPage(self.lesson.id, self.page.number, 1))

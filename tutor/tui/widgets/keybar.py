@@ -54,6 +54,7 @@ GIVE_WAY = (
     "key.home",
     "key.prev",
     "key.next",
+    "key.next_lesson",
     "key.quit",
 )
 GAP = 2  # Flow's gap between two keys

@@ -1,4 +1,5 @@
-"""The lesson card: its one question, objectives, prerequisites, outcome and warning."""
+"""The lesson card: its one question, objectives, prerequisites, outcome, warning, what it
+leaves for later and the lesson after it in the course."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ class LessonCardView(Grid):
             (ctx.t("card.warning"), [card.warning or ""]),
             (ctx.t("card.next"), [f"• {n}" for n in card.next]),
         ]
+        if card.next_lesson is not None:  # the course goes on there (its last page's n/→)
+            title = self.lesson_titles.get(card.next_lesson, card.next_lesson)
+            named = ctx.t("card.lesson_prereq", lesson=title)
+            sections.append((ctx.t("card.next_lesson"), [named]))
         return [
             (heading, [ctx.fill_facts(line) for line in lines])
             for heading, lines in sections

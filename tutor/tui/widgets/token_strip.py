@@ -14,6 +14,7 @@ Per key the cost is what decides latency when fifty learners share two cores, so
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections import deque
@@ -35,8 +36,11 @@ from tutor.tui.widgets.update import update_in_place
 from tutor.words.refusals import say
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tutor.content.widgets import TokensWidget
     from tutor.core.tokenize import Token
+    from tutor.tui.context import TutorContext
 
 SHOWN_TOKENS = 200  # at most this many pieces are laid out, and read out in plain text
 INLINE_BUDGET_S = 0.010  # predicted tokenizing time below which the UI thread does it
@@ -45,9 +49,32 @@ SHORT_CHARS = 200  # under ~2 ms in every scheme; longer runs measure the cost p
 PIECE_ROWS = 12  # rows of pieces on screen; the last one ends with how many are not shown
 
 
+# the bytes of a partial character, as tutor.core.tokenize spells them: "<E4 BA>"
+HEX_BYTES = re.compile(r"(<[0-9A-F]{2}(?: [0-9A-F]{2})*>)")
+
+
 def visible_piece(piece: str) -> str:
-    """Whitespace made visible, so a space token is not an empty chip."""
-    return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥") or "∅"
+    """Whitespace made visible, so a space token is not an empty chip; the spaces between
+    a partial character's hex bytes are the spelling's, not the text's, and stay."""
+    parts = HEX_BYTES.split(piece)
+    for text in range(0, len(parts), 2):  # the parts outside the hex runs
+        parts[text] = parts[text].replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+    return "".join(parts) or "∅"
+
+
+def show_refusal(head: Static, pieces: Static, sentence: str) -> None:
+    """Why there are no pieces, in the head line; the pieces' place left empty."""
+    update_in_place(head, Content.styled(sentence, "bold $text-error"))
+    update_in_place(pieces, "")
+
+
+def more_tokens(ctx: TutorContext) -> Callable[[int], Content]:
+    """The last item of a row of pieces cut short: how many are not shown."""
+
+    def more(hidden: int) -> Content:
+        return Content.styled(ctx.t("tokens.more", more=f"{hidden:,}"), "italic")
+
+    return more
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +193,7 @@ class TokenStrip(Asking, Vertical):
         count = self.query_one("#count", Static)
         pieces = self.query_one("#pieces", Static)
         if self.result is None:
-            error = ctx.t("tokens.error", error=self.error)
-            update_in_place(count, Content.styled(error, "bold $text-error"))
-            update_in_place(pieces, "")
+            show_refusal(count, pieces, ctx.t("tokens.error", error=self.error))
             return
         result = self.result
         update_in_place(count, self._count_text(result))
@@ -182,12 +207,9 @@ class TokenStrip(Asking, Vertical):
             )
             for number, token in enumerate(result.tokens[:SHOWN_TOKENS])
         ]
-
-        def more(hidden: int) -> Content:
-            return Content.styled(ctx.t("tokens.more", more=f"{hidden:,}"), "italic")
-
         # a token and its ID never split over two lines
-        flow = Flow(items, max_rows=PIECE_ROWS, more=more, left_out=len(result.tokens) - len(items))
+        left_out = len(result.tokens) - len(items)
+        flow = Flow(items, max_rows=PIECE_ROWS, more=more_tokens(ctx), left_out=left_out)
         update_in_place(pieces, flow)
 
     def _count_text(self, result: Tokenized) -> str:
