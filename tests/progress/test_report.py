@@ -320,7 +320,7 @@ def test_learner_text_never_reaches_the_teacher_s_terminal_raw(
     text = report(where, "--json")
     assert hidden_characters(text) == []
     data = json.loads(text)  # tools still get exactly what was typed
-    assert data["lessons"][0]["learners"][0]["learner"] == HOSTILE_NAME
+    assert embedding_of(data)["learners"][0]["learner"] == HOSTILE_NAME
     sheet = report(where, "--csv")
     assert hidden_characters(sheet) == []
     for row in csv.reader(io.StringIO(sheet)):
@@ -503,7 +503,7 @@ def test_each_claim_and_misconception_has_the_grader_s_the_learners_and_the_teac
     where: dict[str, object], open_as: OpenStore
 ) -> None:
     mark_class(open_as)
-    (lesson,) = json.loads(report(where, "--json"))["lessons"]
+    lesson = embedding_of(json.loads(report(where, "--json")))
     claims = {(row["item"], row["claim"]): row for row in lesson["claims"]}
     counts = {key: (r["grader"], r["self_check"], r["teacher"]) for key, r in claims.items()}
     assert counts[("summary", "id-is-row")] == (1, 1, 1)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from textual.widgets._toast import Toast
 
 from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tutor.content import load_lessons
+from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.keybar import KeyBar
 
@@ -18,9 +20,11 @@ def shown_toasts(app: TutorApp) -> list[Toast]:
 async def test_pressing_past_the_last_page_shows_the_notice_once(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    """30 presses of n from page 1 once left 15 copies of "已经是最后一页" over the page."""
-    pages = [page.number for page in shipped_lesson().pages]
-    app = make_app(start_lesson=LESSON, start_page=pages[0])
+    """30 presses of n from page 1 once left 15 copies of "已经是最后一页" over the page
+    (on the course's last lesson: on any other, n on the last page opens the next one)."""
+    last = load_lessons(content_dir()).lessons[-1]
+    pages = [page.number for page in last.pages]
+    app = make_app(start_lesson=last.id, start_page=pages[0])
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         for _ in range(len(pages) + 14):
