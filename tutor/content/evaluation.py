@@ -37,7 +37,7 @@ HELD_OUT_EVERY = 5  # an answer is held out when the CRC-32 of its id divides by
 
 Part = Literal["held-out", "tuning", "all"]
 
-# What the grader must do on the held-out part (README, "Testing a rubric").
+# What the grader must do on the held-out part (content/README.md, "Testing a rubric").
 MIN_CLAIM_PRECISION = 0.95
 MIN_CLAIM_RECALL = 0.8
 MIN_MISCONCEPTION_RECALL = 0.9
