@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tutor.tui.app import TutorApp
+    from tutor.tui.crash_path import QuietCrashApp
     from tutor.words.i18n import Lang
 
 
@@ -30,7 +31,7 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
         return EXIT_USAGE
     try:
         app = make()
-        with _threads_crash_into(app), _stopped_by_signals(app):
+        with threads_crash_into(app), _stopped_by_signals(app):
             app.run()
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
@@ -46,7 +47,7 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
 
 
 @contextmanager
-def _threads_crash_into(app: TutorApp) -> Iterator[None]:
+def threads_crash_into(app: QuietCrashApp) -> Iterator[None]:
     """While the app runs, a fault in any other thread ends it through the crash path;
     Python's own hook printed the traceback over the learner's screen and went on. A
     terminal gone away under Textual's output thread is no fault: the app ends as after q

@@ -61,10 +61,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     crash: BaseException | None = None
     try:
+        from tutor.commands.app import threads_crash_into
         from tutor.tui.review import ReviewApp
 
         app = ReviewApp(lesson, answers_to_review(lesson, progress, names), store, lang)
-        app.run()
+        with threads_crash_into(app):
+            app.run()
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
         crash = exc

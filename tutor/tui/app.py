@@ -32,6 +32,7 @@ from tutor.progress.opening import open_in_background, open_store
 from tutor.progress.store import ProgressStore, StoreError
 from tutor.tui import cjk_wrap, css_cache
 from tutor.tui.context import TutorContext
+from tutor.tui.crash_path import QuietCrashApp
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
-    from rich.console import RenderableType
     from textual.driver import Driver
     from textual.widget import Widget
 
@@ -92,7 +92,7 @@ FULL_COLLECTIONS_DEFERRED = 10
 PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, restored when an app ends
 
 
-class TutorApp(App[None]):
+class TutorApp(QuietCrashApp):
     CSS_PATH = "tutor.tcss"
     COMMANDS = App.COMMANDS | {LessonPages}
     open_every_lesson = False  # learners are told of unfinished prerequisites, authors not
@@ -140,7 +140,6 @@ class TutorApp(App[None]):
         # `tutor` starts opening the store before it imports Textual; else it starts here
         self.opening_store = opening_store or open_in_background(learner, data_dir, guest=guest)
         self.title = t("app.title", lang)
-        self.crashed: BaseException | None = None  # the bug that ended the app, if one did
         self.ctx: TutorContext
         self._first_screen: Screen
         self._turning_to: tuple[str, int] | None = None  # page turns not yet drawn
@@ -524,19 +523,6 @@ class TutorApp(App[None]):
             timeout=10,
         )
 
-    def _fatal_error(self) -> None:
-        """A bug ends the app without Textual's traceback, which would show a remote
-        learner the server's paths and variables: `tutor` reports it (tutor.crash)."""
-        self.crashed = self.crashed or self._exception
-        self._close_messages_no_wait()
-
-    def panic(self, *renderables: RenderableType) -> None:
-        """Textual's other way out of a bug (an error that renders itself, a failing input
-        thread) prints the error and lets the app end with status 0: here it is the same
-        crash as any other."""
-        self.crashed = self.crashed or self._exception or RuntimeError(repr(renderables))
-        self._close_messages_no_wait()
-
     def stop_for_signal(self, signum: int) -> None:
         """Told to stop (SIGTERM, SIGHUP: set by `tutor`): the keys already typed are read
         and handled, then the app ends as after q, so the pages save them; with the status
@@ -563,11 +549,6 @@ class TutorApp(App[None]):
                 waits = (event.wait() for event in handled)
                 await asyncio.wait_for(asyncio.gather(*waits), _HOP_WAIT_S)
         self.exit(return_code=code)
-
-    def crash_in_thread(self, error: BaseException) -> None:
-        """A bug in a thread of the app's own (threading.excepthook, set by `tutor`): the
-        app ends as on one in its loop, not with a traceback printed over the screen."""
-        self.call_later(self._handle_exception, error)
 
     # the lesson and nothing outside it ---------------------------------------
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.app import App
 from textual.screen import Screen
 
 from tutor.tui import cjk_wrap
 from tutor.tui.context import TutorContext
+from tutor.tui.crash_path import QuietCrashApp
 from tutor.words.i18n import Lang, t
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tutor.progress.store import ProgressStore
 
 
-class ReviewApp(App[None]):
+class ReviewApp(QuietCrashApp):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(
@@ -40,7 +40,6 @@ class ReviewApp(App[None]):
         self.lesson = lesson
         self.learners = learners
         self.title = t("review.app_title", lang)
-        self.crashed: BaseException | None = None
         if not animate:
             self.animation_level = "none"
 
@@ -48,8 +47,3 @@ class ReviewApp(App[None]):
         from tutor.tui.screens.review import ReviewScreen
 
         return ReviewScreen(self.lesson, self.learners)
-
-    def _fatal_error(self) -> None:
-        """No traceback on the teacher's terminal: `tutor review` reports it (tutor.crash)."""
-        self.crashed = self.crashed or self._exception
-        self._close_messages_no_wait()
