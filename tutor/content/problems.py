@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from tutor.core.printable import stand_in
 from tutor.core.refusal import Coded
 
 Severity = Literal["error", "warning"]
@@ -47,10 +48,9 @@ def visible(text: str) -> str:
 
 
 def _stand_in(char: str) -> str:
-    code = ord(char)
-    if code < 0x20:
-        return chr(0x2400 + code)
-    return "\u2421" if code == 0x7F else "\ufffd"
+    """One character for one character, so the caret still lines up: C0 and DEL as their
+    control pictures (as learner text shows them, tutor.core.printable), C1 as U+FFFD."""
+    return "\ufffd" if 0x80 <= ord(char) <= 0x9F else stand_in(char)
 
 
 @dataclass(frozen=True, slots=True)
