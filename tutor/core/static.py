@@ -24,9 +24,9 @@ from tutor.core.table import (
     EmbeddingTable,
     TableError,
     TensorEntry,
-    _as_ids,
     bf16_to_float32,
     check_table,
+    checked_ids,
 )
 
 TABLE_NAMES = ("embeddings", "embedding.weight")
@@ -218,7 +218,7 @@ class StaticTable(EmbeddingTable):
         return per_id if factors is None else per_id * factors
 
     def lookup(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
-        ids = _as_ids(ids, self.vocab_size)
+        ids = checked_ids(ids, self.vocab_size)
         rows = self.storage[self.row_of[ids]]
         factors = None if self.factors is None else self.factors[ids][:, None]
         return np.ascontiguousarray(rows if factors is None else rows * factors, np.float32)

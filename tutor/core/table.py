@@ -214,13 +214,14 @@ def find_embedding_key(entries: dict[str, TensorEntry]) -> str:
 
 def one_hot(ids: Sequence[int] | np.ndarray, vocab_size: int) -> np.ndarray:
     """(T, V) float32 rows, each all zeros except a 1 at its id."""
-    ids = _as_ids(ids, vocab_size)
+    ids = checked_ids(ids, vocab_size)
     out = np.zeros((len(ids), vocab_size), dtype=np.float32)
     out[np.arange(len(ids)), ids] = 1.0
     return out
 
 
-def _as_ids(ids: Iterable[int] | np.ndarray, vocab_size: int) -> np.ndarray:
+def checked_ids(ids: Iterable[int] | np.ndarray, vocab_size: int) -> np.ndarray:
+    """`ids` as a flat int64 array, each a row of a table of `vocab_size` rows, or why not."""
     arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids, dtype=np.int64)
     if arr.ndim != 1:
         raise TableError(f"ids must be a flat list, got shape {arr.shape}")
@@ -360,7 +361,7 @@ class EmbeddingTable:
 
     def lookup(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """(T, d): row ids[t] for each t. This is all an embedding layer does."""
-        picked = np.asarray(self.storage)[_as_ids(ids, self.vocab_size)]  # a copy of the rows
+        picked = np.asarray(self.storage)[checked_ids(ids, self.vocab_size)]  # a copy of the rows
         return np.ascontiguousarray(self._as_float32(picked), dtype=np.float32)
 
     def one_hot(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -630,7 +631,7 @@ class RecreatedTable(EmbeddingTable):
             yield index * self.block_rows, self._block(index)
 
     def lookup(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
-        ids = _as_ids(ids, self.vocab_size)
+        ids = checked_ids(ids, self.vocab_size)
         out = np.empty((len(ids), self.dim), np.float32)
         block_of = ids // self.block_rows
         for index in np.unique(block_of):
