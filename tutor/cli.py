@@ -168,17 +168,6 @@ def _usage_error(message: str, lang: Lang) -> str:
     return t("cli.arg.other", lang, message=message)
 
 
-def _lang_of(argv: Sequence[str]) -> Lang:
-    """The interface language argv asks for (`--lang en`, `--lang=en`, `--la en`): Chinese
-    unless English; known before parsing, so that parsing's errors are said in it."""
-    for n, arg in enumerate(argv):
-        name, _, value = arg.partition("=")
-        if len(name) >= 4 and "--lang".startswith(name):
-            value = value or (argv[n + 1] if n + 1 < len(argv) else "")
-            return "en" if value == "en" else "zh"
-    return "zh"
-
-
 def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     say = _said(lang)
     parser = Parser(prog="tutor", description=say("cli.about"), lang=lang)
@@ -470,8 +459,10 @@ def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tutor.words.i18n import lang_of_argv
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = _globals_only(argv) or build_parser(_lang_of(argv)).parse_args(argv)
+    args = _globals_only(argv) or build_parser(lang_of_argv(argv)).parse_args(argv)
     module = importlib.import_module(f"tutor.commands.{_HANDLERS[args.command]}")
     try:
         return int(module.run(args) or 0)

@@ -103,6 +103,7 @@ def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
 
 def report_crash(error: BaseException, data_dir: Path, lang: str) -> int:
     """Record the crash, apologise on stderr, and give the exit status to end with."""
+    lift_memory_ceiling()
     incident = record(error, data_dir, lang)
     lang = lang if lang in _APOLOGY else "zh"
     limit = os.environ.get(MEMORY_VARIABLE, "")
@@ -112,6 +113,18 @@ def report_crash(error: BaseException, data_dir: Path, lang: str) -> int:
         apology = _APOLOGY[lang].format(incident=incident.id)
     print(f"\n{apology}\n{incident.where}", file=sys.stderr, flush=True)
     return EXIT_CRASH
+
+
+def lift_memory_ceiling() -> None:
+    """A served session ends here, often because its ceiling was met: the report and the
+    apology need memory too, so the soft limit goes back up to the hard one (the server's
+    own ceiling, tutor.serve.process.limit_memory) for the moments that are left."""
+    if not os.environ.get(MEMORY_VARIABLE, "").isdigit():
+        return
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
 
 
 def _out_of_memory(error: BaseException | None) -> bool:

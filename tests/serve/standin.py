@@ -79,3 +79,16 @@ def faulty_tutor(args: Sequence[str]) -> int:
     if os.get_terminal_size(0).columns < 10:
         TutorApp.on_ready = fault  # type: ignore[method-assign]
     return main(list(args))
+
+
+def out_of_memory_before_the_app(args: Sequence[str]) -> int:
+    """A session whose memory ran out where no handler of the tutor's own runs (its
+    imports, its argument parsing): the last allocation fails outside the app."""
+    raise MemoryError
+
+
+def aborted_tutor(args: Sequence[str]) -> int:
+    """A session ended by the C library (a failed allocation in C code aborts): no
+    Python handler runs at all."""
+    print("drawn before the abort", flush=True)
+    os.abort()

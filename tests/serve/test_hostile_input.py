@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from pathlib import Path
 
 import asyncssh
@@ -105,3 +106,41 @@ async def test_a_session_past_its_memory_ceiling_ends_saying_so(
     crash = next(line for line in session_log(caplog) if line.startswith("session crash"))
     # the allocation that failed: an object's, or a new thread's stack
     assert "MemoryError" in crash or "can't start new thread" in crash
+
+
+async def test_memory_running_out_outside_the_app_still_ends_through_the_crash_path(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The ceiling can be met anywhere, the tutor's imports included: the session still
+    ends with the sentence that names the limit, not as a child that could not start."""
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    config = make_config(
+        tmp_path,
+        session_memory_mb=130,
+        session_entry="tests.serve.standin:out_of_memory_before_the_app",
+    )
+    async with serving(config) as server:
+        term = await Terminal.open(server.port, keys["bob"])
+        assert await term.closed() == EXIT_CRASH
+    seen = "".join(term.raw.decode(errors="replace").split())
+    assert "reachedthememorylimittheservergiveseachsession(130MB)" in seen
+    crash = next(line for line in session_log(caplog) if line.startswith("session crash"))
+    assert "MemoryError" in crash
+
+
+async def test_a_session_killed_by_its_c_library_is_told_so_by_the_server(
+    tmp_path: Path, keys: dict[str, asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
+) -> None:
+    """An allocation that fails in C code aborts the process, and nothing of the tutor's
+    runs to apologise: the server says it for it, and logs it as a crash."""
+    caplog.set_level(logging.INFO, logger="tutor.serve")
+    config = make_config(tmp_path, session_entry="tests.serve.standin:aborted_tutor")
+    async with serving(config) as server:
+        term = await Terminal.open(server.port, keys["bob"])
+        assert await term.closed() == 128 + signal.SIGABRT
+    seen = " ".join(term.text.split())
+    assert "drawn before the abort" in term.raw.decode(errors="replace")
+    assert "The tutor stopped unexpectedly (signal SIGABRT)." in seen
+    assert "Your progress is saved; connect again to continue." in seen
+    end = next(line for line in session_log(caplog) if line.startswith("session end"))
+    assert end.endswith(f" reason=crash status={128 + signal.SIGABRT}")

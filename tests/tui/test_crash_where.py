@@ -3,6 +3,7 @@ be saved: the reason in their words, not the system's English."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -60,3 +61,27 @@ def test_a_session_out_of_memory_is_told_so_in_its_language(
     monkeypatch.delenv(MEMORY_VARIABLE)  # a local tutor has no ceiling: the apology
     report_crash(MemoryError(), tmp_path, lang)
     assert OUT_OF_MEMORY[lang] not in capsys.readouterr().err
+
+
+def test_the_crash_report_of_a_served_session_has_room_past_its_ceiling(tmp_path: Path) -> None:
+    """The ceiling was met: the report and the apology get the memory back that the
+    session's soft limit took, so that they can be written at all."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, os\n"
+        "from pathlib import Path\n"
+        "from tutor.crash import report_crash\n"
+        "_, hard = resource.getrlimit(resource.RLIMIT_DATA)\n"
+        "resource.setrlimit(resource.RLIMIT_DATA, (400 * 2**20, hard))\n"
+        f"report_crash(MemoryError(), Path({str(tmp_path)!r}), 'en')\n"
+        "print(resource.getrlimit(resource.RLIMIT_DATA) == (hard, hard))\n"
+    )
+    env = {**os.environ, MEMORY_VARIABLE: "400"}
+    env.pop("TUTOR_CRASH_FD", None)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "True", done.stderr
+    assert "memory limit the server gives each session (400 MB)" in done.stderr

@@ -24,8 +24,15 @@ from pathlib import Path
 
 from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES, MEMORY_VARIABLE
 from tutor.serve.identity import Identity
-from tutor.serve.process import CRASH_FD, base_environment, die_with_server, limit_memory, reap
-from tutor.serve.template import SessionTemplate, TemplateUnavailable
+from tutor.serve.process import (
+    CRASH_FD,
+    base_environment,
+    die_with_server,
+    end_session,
+    limit_memory,
+    reap,
+)
+from tutor.serve.template import SessionTemplate, TemplateUnavailable, run_tutor
 
 DEFAULT_TERM = "xterm-256color"
 _SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -368,9 +375,7 @@ def main(argv: Sequence[str]) -> int:
     """`python -m tutor.serve.child SERVER_PID ARGS...`: the session's tutor."""
     die_with_server(int(argv[0]))
     limit_memory()
-    from tutor.cli import main as tutor_main
-
-    return tutor_main(list(argv[1:]))
+    return end_session(argv[1:], run_tutor)
 
 
 if __name__ == "__main__":

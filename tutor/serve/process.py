@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tutor.crash import MEMORY_VARIABLE
+from tutor.crash import MEMORY_VARIABLE, lift_memory_ceiling, report_crash
 
 MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PR_SET_PDEATHSIG = 1
@@ -67,3 +68,19 @@ def limit_memory() -> None:
     if hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
     resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
+
+
+def end_session(argv: Sequence[str], run: Callable[[Sequence[str]], int]) -> int:
+    """In the child: `run(argv)`, and whatever escapes it (an allocation past the ceiling
+    in an import or in parsing, where the app's own crash path does not reach) ends
+    through the crash path too, never as a child that could not start."""
+    try:
+        return run(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    except BaseException as error:
+        lift_memory_ceiling()
+        from tutor.progress.store import default_data_dir
+        from tutor.words.i18n import lang_of_argv
+
+        return report_crash(error, default_data_dir(), lang_of_argv(argv))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Hashable
@@ -319,6 +320,11 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
         self._server.children.pop(self._child.pid, None)
         if code == 0:
             self.close("quit")
+        elif code < 0 and not self._child.crash_report:
+            # killed by a signal nobody here sent (the C library's abort on a failed
+            # allocation, a segfault): no handler of the tutor's ran to apologise
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+            self.close("crash", f"The tutor stopped unexpectedly (signal {name}).")
         else:
             self.close("crash" if code == EXIT_CRASH or self._child.crash_report else "app-exit")
 

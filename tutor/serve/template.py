@@ -51,7 +51,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tutor.serve.process import CRASH_FD, base_environment, die_with_server, limit_memory, reap
+from tutor.serve.process import (
+    CRASH_FD,
+    base_environment,
+    die_with_server,
+    end_session,
+    limit_memory,
+    reap,
+)
 
 CONTROL_FD = 3  # the template's end of the socket pair
 _MAX_MESSAGE = 256 * 1024
@@ -249,10 +256,10 @@ class _Template:
             os.environ.update(env)
             limit_memory()
             gc.enable()
-            code = session_entry(args)
+            code = end_session(args, session_entry)
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:  # nothing may escape into the template's loop
+        except BaseException:  # setting up failed: nothing may escape into the template's loop
             code = 127
         finally:
             with contextlib.suppress(BaseException):
@@ -281,14 +288,14 @@ def _fresh_stdio() -> None:
     sys.stderr = sys.__stderr__ = reopen(2, sys.stderr, "backslashreplace")  # type: ignore[arg-type]
 
 
-def _tutor(args: Sequence[str]) -> int:
+def run_tutor(args: Sequence[str]) -> int:
     from tutor.cli import main as tutor_main
 
     return tutor_main(list(args))
 
 
 # what a forked session runs: `tutor ARGS...`; tests put a stand-in here
-session_entry: Callable[[Sequence[str]], int] = _tutor
+session_entry: Callable[[Sequence[str]], int] = run_tutor
 
 
 def fresh_signal_handlers() -> dict[int, Any]:

@@ -8,6 +8,7 @@ JSON in the cache dir, keyed by the file's size and modification time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -61,3 +62,14 @@ class Speaker:
 
 def has(key: str) -> bool:
     return key in strings()
+
+
+def lang_of_argv(argv: Sequence[str]) -> Lang:
+    """The interface language argv asks for (`--lang en`, `--lang=en`, `--la en`): Chinese
+    unless English; known before parsing, so that parsing's errors are said in it."""
+    for n, arg in enumerate(argv):
+        name, _, value = arg.partition("=")
+        if len(name) >= 4 and "--lang".startswith(name):
+            value = value or (argv[n + 1] if n + 1 < len(argv) else "")
+            return "en" if value == "en" else "zh"
+    return "zh"
