@@ -98,14 +98,20 @@ async def test_a_session_past_its_memory_ceiling_ends_saying_so(
             if term.process.exit_status is not None:
                 break
             term.press("n")
-        assert await term.closed() == EXIT_CRASH
+        status = await term.closed()
     seen = "".join(term.raw.decode(errors="replace").split())
     assert "Traceback" not in seen
-    assert "reachedthememorylimittheservergiveseachsession(130MB)" in seen
-    assert "Yourprogressuptohereissaved" in seen
-    crash = next(line for line in session_log(caplog) if line.startswith("session crash"))
-    # the allocation that failed: an object's, or a new thread's stack
-    assert "MemoryError" in crash or "can't start new thread" in crash
+    if status == EXIT_CRASH:
+        assert "reachedthememorylimittheservergiveseachsession(130MB)" in seen
+        assert "Yourprogressuptohereissaved" in seen
+        crash = next(line for line in session_log(caplog) if line.startswith("session crash"))
+        # the allocation that failed: an object's, or a new thread's stack
+        assert "MemoryError" in crash or "can't start new thread" in crash
+    else:
+        # an allocation that failed in C code, which may abort or fault: the server says it
+        assert status in (128 + signal.SIGABRT, 128 + signal.SIGSEGV)
+        assert "mayhavereachedthememorylimittheservergiveseachsession(130MB)" in seen
+        assert "Yourprogressissaved" in seen
 
 
 async def test_memory_running_out_outside_the_app_still_ends_through_the_crash_path(
@@ -140,7 +146,7 @@ async def test_a_session_killed_by_its_c_library_is_told_so_by_the_server(
         assert await term.closed() == 128 + signal.SIGABRT
     seen = " ".join(term.text.split())
     assert "drawn before the abort" in term.raw.decode(errors="replace")
-    assert "The tutor stopped unexpectedly (signal SIGABRT)." in seen
+    assert "The tutor stopped unexpectedly (signal SIGABRT); it may have reached the memory" in seen
     assert "Your progress is saved; connect again to continue." in seen
     end = next(line for line in session_log(caplog) if line.startswith("session end"))
     assert end.endswith(f" reason=crash status={128 + signal.SIGABRT}")

@@ -324,7 +324,12 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             # killed by a signal nobody here sent (the C library's abort on a failed
             # allocation, a segfault): no handler of the tutor's ran to apologise
             name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
-            self.close("crash", f"The tutor stopped unexpectedly (signal {name}).")
+            limit = self._server.config.session_memory_mb
+            self.close(
+                "crash",
+                f"The tutor stopped unexpectedly (signal {name}); it may have reached the"
+                f" memory limit the server gives each session ({limit:,} MB).",
+            )
         else:
             self.close("crash" if code == EXIT_CRASH or self._child.crash_report else "app-exit")
 
