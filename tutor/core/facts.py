@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from tutor.core.figures import carried_digits, significant
 from tutor.core.paths import assets_dir
 from tutor.core.refusal import Coded
 
@@ -142,16 +143,17 @@ def fact_named(registry: dict[str, Fact], key: str) -> Fact:
 
 
 def _number(value: int | float, unit: str) -> str:
+    """A float to the digits it was measured to: 0.026% is not 0.0%, 669.0 rows read 669."""
     if unit in _NO_SEPARATOR_UNITS:
         return str(value)
-    if unit == "%":
-        return f"{value:,.1f}%" if isinstance(value, float) else f"{value:,}%"
-    return f"{value:,}"
+    text = significant(value, carried_digits(value)) if isinstance(value, float) else f"{value:,}"
+    return text + "%" if unit == "%" else text
 
 
 def format_value(fact: Fact, lang: Lang = "zh") -> str:
-    """The value as prose shows it: "248,320", "94.8%" (unit "%": value is in percent),
-    lists joined with "、" (zh) or ", " (en). Other units are left to the sentence."""
+    """The value as prose shows it: "248,320", "94.8%" (unit "%": value is in percent), a
+    float to the significant digits it carries, lists joined with "、" (zh) or ", " (en).
+    Other units are left to the sentence."""
     value = fact.value
     if isinstance(value, bool):
         yes, no = _BOOL_WORDS[lang]
