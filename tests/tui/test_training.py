@@ -3,6 +3,7 @@ heatmap, neighbours, losses and contrast shown are the recorded run's own number
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
 from tutor.core.similarity import similarity
 from tutor.tui.app import TutorApp
-from tutor.tui.widgets.training import StepPlot, TrainingRun
+from tutor.tui.widgets.training import RunView, StepPlot, TrainingRun
 from tutor.words import i18n
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
@@ -293,9 +294,10 @@ async def test_the_plot_never_writes_minus_zero(make_app: Callable[..., TutorApp
         widget = await _focused_run(pilot)
         plot = widget.query_one(StepPlot)
         for index in (0, len(widget.run.steps) - 1):
-            text = plot.picture(widget.run, index, 70, 9).plain
-            assert "-0.00" not in text
-            assert "0.00" in text or index
+            lines = plot.picture(widget.run, index, 70, 9).plain.splitlines()
+            labels = [line.rsplit("├")[-1].strip() for line in lines if "├" in line]
+            assert "0.0" in labels
+            assert not [label for label in labels if label.startswith("-") and not float(label)]
 
 
 def test_a_run_killed_from_outside_is_said_in_the_learners_language(tmp_path: Path) -> None:
@@ -340,3 +342,51 @@ async def test_a_served_run_that_fails_names_no_server_path(
         assert "没能完成" in widget.live_note, widget.live_note
         assert str(data_dir) not in widget.live_note and "/" not in widget.live_note
         assert "告诉老师" in widget.live_note
+
+
+def _axis_ticks(picture: str) -> tuple[list[tuple[int, float]], list[tuple[int, float]], str]:
+    """The (row, value) of every labelled tick on the plot's left and right axes, read
+    back from its text, and the x axis's labels line."""
+    left, right = [], []
+    lines = picture.splitlines()
+    for row, line in enumerate(lines):
+        if "┤" in line and line.split("┤")[0].strip():
+            left.append((row, float(line.split("┤")[0])))
+        if "├" in line and line.rsplit("├")[-1].strip():
+            right.append((row, float(line.rsplit("├")[-1])))
+    return left, right, lines[-1]
+
+
+def _evenly_spaced(ticks: list[tuple[int, float]]) -> bool:
+    """Rows and values both in equal steps (within float error), at least three ticks."""
+    rows = [r for r, _ in ticks]
+    values = [v for _, v in ticks]
+    row_steps = {b - a for a, b in itertools.pairwise(rows)}
+    value_steps = [b - a for a, b in itertools.pairwise(values)]
+    return (
+        len(ticks) >= 3
+        and len(row_steps) == 1
+        and max(value_steps) - min(value_steps) < 1e-9 * max(1.0, abs(max(value_steps)))
+    )
+
+
+async def test_the_plot_axes_tick_at_true_evenly_spaced_values(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The left axis skipped a value (8.5 7.4 6.2 4.0), the right one was not linear and
+    read 0.00 on every tick early in a run, and the last step had no label."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        widget = await _focused_run(pilot)
+        run = widget.run
+        plot = widget.query_one(StepPlot)
+        early = RunView(run.views[:3], run.total_steps, run.uniform_loss, run.recorded_tokens, [])
+        for shown, index in ((run, 0), (run, len(run.views) - 1), (early, 2)):
+            left, right, xs = _axis_ticks(plot.picture(shown, index, 70, 9).plain)
+            assert _evenly_spaced(left), left
+            assert _evenly_spaced(right), right
+            values = [v.val_loss for v in shown.views]
+            contrasts = [v.contrast for v in shown.views]
+            assert left[-1][1] <= min(values) and left[0][1] >= max(values)
+            assert right[-1][1] <= min(contrasts) and right[0][1] >= max(contrasts)
+            assert f"{run.total_steps:,}" in xs.split()

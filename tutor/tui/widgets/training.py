@@ -28,11 +28,11 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from tutor.core.figures import axis_ticks, tick_labels
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
-from tutor.tui.widgets.numbers import number
 from tutor.tui.widgets.update import update_in_place
 from tutor.words.refusals import Says, say, say_or_model_error, sentence_key
 
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from tutor.core.live import Failed, LiveRun, Reached
     from tutor.core.similarity import Neighbour
     from tutor.core.trajectory import Trajectory, TrajectoryRecording
+
+
+PLOT_FRAME_ROWS = 3  # the plot's top and bottom borders and the x axis's labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +185,9 @@ class StepPlot(KeptLines, PlotextPlot):
 
     def picture(self, run: RunView, index: int, width: int, height: int) -> Text:
         """Validation loss (•, left axis) and contrast (+, right axis); the caption below
-        the plot names them, since plotext counts a CJK character as one column."""
+        the plot names them, since plotext counts a CJK character as one column. Both axes
+        tick at evenly spaced round values, one per text row they sit on (plotext's own
+        ticks fall between rows and skip), and the x axis runs to the run's last step."""
         plt = self.plt
         plt.clear_figure()
         plt.plotsize(width, height)
@@ -190,14 +195,18 @@ class StepPlot(KeptLines, PlotextPlot):
         plt.xscale("log")  # at step + 1, so that step 0 has a place on the axis
         xs = [step + 1 for step in run.steps]
         ticks = [0, *(10**n for n in range(1, int(math.log10(run.total_steps)) + 1))]
+        ticks = sorted({*ticks, run.total_steps})
         plt.xticks([tick + 1 for tick in ticks], [f"{tick:,}" for tick in ticks])
-        plt.plot(xs, [v.val_loss for v in run.views], marker="•")
-        contrasts = [v.contrast for v in run.views]
-        plt.plot(xs, contrasts, marker="+", yside="right")
-        low, high = min(contrasts), max(contrasts)
-        if high > low:  # our own labels: plotext writes a tick just below zero as -0.00
-            ticks = [low + (high - low) * n / 4 for n in range(5)]
-            plt.yticks(ticks, [number(tick) for tick in ticks], yside="right")
+        plt.xlim(0, math.log10(run.total_steps + 1))  # plotext takes a log axis's limits in log10
+        rows = height - PLOT_FRAME_ROWS
+        for values, marker, side in (
+            ([v.val_loss for v in run.views], "•", "left"),
+            ([v.contrast for v in run.views], "+", "right"),
+        ):
+            plt.plot(xs, values, marker=marker, yside=side)
+            ticks = axis_ticks(min(values), max(values), rows)
+            plt.ylim(ticks[0], ticks[-1], yside=side)
+            plt.yticks(ticks, tick_labels(ticks), yside=side)
         plt.vline(xs[index])
         return Text.from_ansi(plt.build())
 
