@@ -1,0 +1,132 @@
+"""The training page's map: the recorded tokens' rows on one plane for the whole run.
+
+The plane is fitted once on every checkpoint's rows together, so its axes are the same
+at every step and a point that moves on the map moved in the table (a plane fitted per
+step would turn and flip from one step to the next). Given 男→女 pairs, its first axis is
+their direction and the second the rows' principal direction across it; without, both
+are principal directions (PCA). On the plain PCA plane of the lesson's tokens the
+男人→女人 difference keeps about a tenth of its length, too little to draw; on this one it
+keeps all of it, and whether the names split along it is what the map shows. A live
+run's plane is refitted as each checkpoint arrives, over all of its checkpoints so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tutor.core import corpus as corpus_mod
+
+if TYPE_CHECKING:
+    from tutor.core.trajectory import Trajectory
+
+
+@dataclass(frozen=True, slots=True)
+class Plane:
+    """A mean row and two orthonormal axes: the plane the rows are seen on."""
+
+    mean: np.ndarray  # (d,)
+    axes: np.ndarray  # (2, d)
+
+    def project(self, rows: np.ndarray) -> np.ndarray:
+        return (np.asarray(rows, dtype=np.float64) - self.mean) @ self.axes.T
+
+
+def fit_plane(rows: np.ndarray, along: np.ndarray | None = None) -> Plane:
+    """The plane of `rows` (..., d), all of them together: `along` (a direction, kept as
+    it points) and the principal direction across it, or the two principal directions.
+    A principal axis is signed so its largest component is positive: a refit keeps it."""
+    flat = np.asarray(rows, dtype=np.float64).reshape(-1, rows.shape[-1])
+    mean = flat.mean(axis=0)
+    centred = flat - mean
+    axes = []
+    if along is not None:
+        first = along / np.linalg.norm(along)
+        centred -= np.outer(centred @ first, first)
+        axes.append(first)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    for axis in vt[: 2 - len(axes)]:
+        axes.append(axis if axis[np.argmax(np.abs(axis))] > 0 else -axis)
+    return Plane(mean, np.stack(axes))
+
+
+@dataclass(frozen=True, slots=True)
+class RunMap:
+    """Every checkpoint's points on the run's one plane, and the bounds of them all."""
+
+    tokens: list[str]
+    plane: Plane
+    points: np.ndarray  # (steps, tokens, 2)
+    low: np.ndarray  # (2,)
+    high: np.ndarray  # (2,)
+
+
+def run_map(
+    run: Trajectory, tokens: Sequence[str], pairs: Sequence[tuple[str, str]] = ()
+) -> RunMap:
+    """The recorded `tokens` on the plane fitted to all of the run's checkpoints, its
+    first axis the (male, female) `pairs`' mean difference over them all, if any."""
+    rows = np.asarray(run.rows[:, [run.token_index(t) for t in tokens]], dtype=np.float64)
+    along = None
+    if pairs:
+        all_rows = np.asarray(run.rows, dtype=np.float64)
+        along = np.mean(
+            [all_rows[:, run.token_index(b)] - all_rows[:, run.token_index(a)] for a, b in pairs],
+            axis=(0, 1),
+        )
+    plane = fit_plane(rows, along)
+    points = plane.project(rows)
+    return RunMap(list(tokens), plane, points, points.min(axis=(0, 1)), points.max(axis=(0, 1)))
+
+
+def gender_of_names(tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The corpus's named people among `tokens`, as (他, 她): the generator gives each name
+    a gender and every pronoun after it agrees, which is all that tells them apart."""
+    names = [t for t in tokens if t in corpus_mod.PEOPLE]
+    female = [t for t in names if t in corpus_mod.FEMALE_NAMES]
+    return [t for t in names if t not in female], female
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """How well the names' 他→她 difference points along the pairs' 男→女 difference, and
+    the cosine of two random differences of the same rows (its root mean square)."""
+
+    cosine: float
+    chance_sd: float
+
+
+def direction_agreement(
+    run: Trajectory, pairs: Sequence[tuple[str, str]], index: int, tokens: Sequence[str] = ()
+) -> Agreement:
+    """At checkpoint `index`: the cosine between the mean female − male difference of
+    `pairs` and the female names' mean row − the male names' (names among `tokens`, or
+    among all recorded tokens); chance from every two disjoint pairs of those rows."""
+    rows = np.asarray(run.rows[index], dtype=np.float64)
+    row = {t: rows[run.token_index(t)] for t in (tokens or run.tokens)}
+    male, female = gender_of_names(list(row))
+    pair = np.mean([rows[run.token_index(b)] - rows[run.token_index(a)] for a, b in pairs], axis=0)
+    names = np.mean([row[t] for t in female], axis=0) - np.mean([row[t] for t in male], axis=0)
+    return Agreement(_cosine(pair, names), _chance_sd(np.stack(list(row.values()))))
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def _chance_sd(rows: np.ndarray) -> float:
+    """Root mean square cosine between the differences of two disjoint pairs of rows."""
+    first, second = np.triu_indices(len(rows), k=1)
+    diffs = rows[first] - rows[second]
+    diffs /= np.linalg.norm(diffs, axis=1, keepdims=True)
+    cos = diffs @ diffs.T
+    disjoint = (
+        (first[:, None] != first[None, :])
+        & (first[:, None] != second[None, :])
+        & (second[:, None] != first[None, :])
+        & (second[:, None] != second[None, :])
+    )
+    return float(np.sqrt(np.mean(cos[disjoint] ** 2)))
