@@ -16,11 +16,12 @@ import pytest
 
 from tests.tui.conftest import LESSON, page_with, settle
 from tutor.core import live, trajectory
+from tutor.core.figures import significant
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
 from tutor.core.similarity import similarity
 from tutor.tui.app import TutorApp
-from tutor.tui.widgets.training import RunView, StepPlot, TrainingRun
+from tutor.tui.widgets.training import RunView, StepGrid, StepMap, StepPlot, TrainingRun
 from tutor.words import i18n
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
@@ -390,3 +391,31 @@ async def test_the_plot_axes_tick_at_true_evenly_spaced_values(
             assert left[-1][1] <= min(values) and left[0][1] >= max(values)
             assert right[-1][1] <= min(contrasts) and right[0][1] >= max(contrasts)
             assert f"{run.total_steps:,}" in xs.split()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_map_follows_the_scrubber_beside_or_below_the_heatmap(
+    make_app: Callable[..., TutorApp], size: tuple[int, int]
+) -> None:
+    """The map shows the checkpoint the scrubber is on, on the run's one plane: beside
+    the heatmap at 120 columns, below it at 80; the names' 他→她 cosine with 男人→女人 is
+    said beside its chance level and grows from noise to well beyond it."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("training"))
+    async with app.run_test(size=size) as pilot:
+        widget = await _focused_run(pilot)
+        grid, picture = widget.query_one(StepGrid), widget.query_one(StepMap)
+        beside = picture.region.x >= grid.region.right
+        assert beside == (size[0] == 120)
+        assert beside or picture.region.y >= grid.region.bottom
+        first = picture.lines(picture.size.width, picture.size.height)
+        await pilot.press("end")
+        await settle(pilot)
+        assert picture.index == widget.index == len(widget.run.views) - 1
+        last = picture.lines(picture.size.width, picture.size.height)
+        assert [s.text for s in first] != [s.text for s in last]
+        text = "\n".join(s.text for s in last)
+        for mark in ("男人", "女人", "明", "红", "李"):
+            assert mark in text
+        start, end = widget.run.views[0].agreement, widget.view.agreement
+        assert abs(start.cosine) < 3 * start.chance_sd < end.cosine / 3
+        assert f"{significant(end.cosine, 2)}" in widget.plain_text()

@@ -158,12 +158,18 @@ class TrainingWidget(WidgetConfig):
     """Up to 5 tokens whose nearest recorded tokens are listed at each step."""
     k: int = Field(default=5, ge=1, le=20)
     """How many nearest tokens to list for each (1 to 20)."""
+    pairs: list[tuple[str, str]] = Field(default_factory=list, max_length=5)
+    """Up to 5 (male, female) pairs, e.g. [男人, 女人]: drawn as arrows on the map, whose
+    first axis is their direction; without them the map shows two principal directions."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):
             yield ("tokens", index), token
         for index, token in enumerate(self.neighbours):
             yield ("neighbours", index), token
+        for index, pair in enumerate(self.pairs):
+            for side, token in enumerate(pair):
+                yield ("pairs", index, side), token
 
 
 ByteScheme = Literal["byte-bpe-zh", "byte-bpe-en"]

@@ -35,13 +35,16 @@ class Plane:
         return (np.asarray(rows, dtype=np.float64) - self.mean) @ self.axes.T
 
 
-def fit_plane(rows: np.ndarray, along: np.ndarray | None = None) -> Plane:
-    """The plane of `rows` (..., d), all of them together: `along` (a direction, kept as
-    it points) and the principal direction across it, or the two principal directions.
-    A principal axis is signed so its largest component is positive: a refit keeps it."""
+def fit_plane(
+    rows: np.ndarray, along: np.ndarray | None = None, spread: np.ndarray | None = None
+) -> Plane:
+    """The plane through the mean of `rows` (..., d), all of them together: `along` (a
+    direction, kept as it points) and the principal direction across it, or the two
+    principal directions; of `spread` (default: `rows`) where given. A principal axis is
+    signed so that its largest component is positive: a refit does not flip it."""
     flat = np.asarray(rows, dtype=np.float64).reshape(-1, rows.shape[-1])
-    mean = flat.mean(axis=0)
-    centred = flat - mean
+    other = flat if spread is None else np.asarray(spread, dtype=np.float64)
+    centred = other.reshape(-1, rows.shape[-1]) - other.reshape(-1, rows.shape[-1]).mean(axis=0)
     axes = []
     if along is not None:
         first = along / np.linalg.norm(along)
@@ -50,7 +53,7 @@ def fit_plane(rows: np.ndarray, along: np.ndarray | None = None) -> Plane:
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     for axis in vt[: 2 - len(axes)]:
         axes.append(axis if axis[np.argmax(np.abs(axis))] > 0 else -axis)
-    return Plane(mean, np.stack(axes))
+    return Plane(flat.mean(axis=0), np.stack(axes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +71,21 @@ def run_map(
     run: Trajectory, tokens: Sequence[str], pairs: Sequence[tuple[str, str]] = ()
 ) -> RunMap:
     """The recorded `tokens` on the plane fitted to all of the run's checkpoints, its
-    first axis the (male, female) `pairs`' mean difference over them all, if any."""
+    first axis the (male, female) `pairs`' mean difference over them all, if any, and its
+    other axis the principal direction across it of the tokens not in a pair (the pair
+    words lie far from the rest and would take the axis for themselves)."""
     rows = np.asarray(run.rows[:, [run.token_index(t) for t in tokens]], dtype=np.float64)
-    along = None
-    if pairs:
+    if not pairs:
+        plane = fit_plane(rows)
+    else:
         all_rows = np.asarray(run.rows, dtype=np.float64)
         along = np.mean(
             [all_rows[:, run.token_index(b)] - all_rows[:, run.token_index(a)] for a, b in pairs],
             axis=(0, 1),
         )
-    plane = fit_plane(rows, along)
+        paired = {t for pair in pairs for t in pair}
+        rest = rows[:, [n for n, t in enumerate(tokens) if t not in paired]]
+        plane = fit_plane(rows, along, rest)
     points = plane.project(rows)
     return RunMap(list(tokens), plane, points, points.min(axis=(0, 1)), points.max(axis=(0, 1)))
 

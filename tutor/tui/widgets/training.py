@@ -9,7 +9,7 @@ and the plot keeps each step's rendering, so scrubbing answers within a frame.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,7 +17,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
@@ -28,11 +28,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from tutor.core.figures import axis_ticks, tick_labels
+from tutor.core.figures import axis_ticks, significant, tick_labels
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
+from tutor.tui.widgets.run_map import HE, KIND_MARKS, OTHER_MARK, SHE, Arrow, Mark, draw
 from tutor.tui.widgets.update import update_in_place
 from tutor.words.refusals import Says, say, say_or_model_error, sentence_key
 
@@ -41,11 +42,13 @@ if TYPE_CHECKING:
 
     from tutor.content.widgets import TrainingWidget
     from tutor.core.live import Failed, LiveRun, Reached
+    from tutor.core.projection import Agreement, RunMap
     from tutor.core.similarity import Neighbour
     from tutor.core.trajectory import Trajectory, TrajectoryRecording
 
 
 PLOT_FRAME_ROWS = 3  # the plot's top and bottom borders and the x axis's labels
+MAP_MIN_WIDTH = 40  # narrower than this beside the heatmap, the map goes below it
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +61,22 @@ class StepView:
     contrast: float
     matrix: np.ndarray
     neighbours: dict[str, list[Neighbour]]
+    agreement: Agreement | None = None  # the names' 他→她 against the pairs' 男→女
 
 
 @dataclass(frozen=True, slots=True)
 class RunView:
-    """A whole run, prepared: its steps' views, the curves, and what the tokens are."""
+    """A whole run, prepared: its steps' views, the curves, what the tokens are, and the
+    map of every step on the run's one plane (with the kinds and pairs it draws)."""
 
     views: list[StepView]
     total_steps: int
     uniform_loss: float
     recorded_tokens: int
     errors: list[str]
+    map: RunMap | None = None
+    kinds: dict[str, str] = field(default_factory=dict)
+    pairs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def steps(self) -> list[int]:
@@ -79,14 +87,21 @@ def prepare(
     run: Trajectory, config: TrainingWidget, vocab_size: int, *, last_only: bool = False
 ) -> RunView:
     """Every checkpoint's matrix, neighbours and contrast (or the last one's, for a live
-    run's newest checkpoint); tokens not recorded are named."""
+    run's newest checkpoint), and the map of all of them on one plane; tokens not
+    recorded are named."""
+    from tutor.core.projection import direction_agreement, gender_of_names, run_map
+
+    paired = [token for pair in config.pairs for token in pair]
     errors = [
         token
-        for token in dict.fromkeys([*config.tokens, *config.neighbours])
+        for token in dict.fromkeys([*config.tokens, *config.neighbours, *paired])
         if token not in run.tokens
     ]
     shown = [t for t in config.tokens if t in run.tokens]
     asked = [t for t in config.neighbours if t in run.tokens]
+    pairs = [(a, b) for a, b in config.pairs if a in run.tokens and b in run.tokens]
+    mapped = list(dict.fromkeys([*shown, *(t for pair in pairs for t in pair)]))
+    male, female = gender_of_names(mapped)
     views = []
     first = len(run.steps) - 1 if last_only else 0
     for index, step in enumerate(run.steps[first:], start=first):
@@ -99,9 +114,24 @@ def prepare(
                 contrast=float(run.contrast[index]),
                 matrix=matrix,
                 neighbours={t: run.nearest(t, index, config.k) for t in asked},
+                agreement=(
+                    direction_agreement(run, pairs, index, mapped)
+                    if pairs and male and female
+                    else None
+                ),
             )
         )
-    return RunView(views, run.steps[-1], math.log(vocab_size), len(run.tokens), errors)
+    kinds = {t: kind for kind, members in run.meta.categories.items() for t in members}
+    return RunView(
+        views,
+        run.steps[-1],
+        math.log(vocab_size),
+        len(run.tokens),
+        errors,
+        run_map(run, mapped, pairs) if len(mapped) > 2 else None,
+        kinds,
+        pairs,
+    )
 
 
 Prepared = tuple[RunView | None, str, Path | None]  # the run, why not, the model's folder
@@ -222,6 +252,11 @@ class StepGrid(KeptLines):
         super().__init__(id=id)
         self.tokens = tokens
 
+    def needed_width(self) -> int:
+        """Columns for the labels and a cell per token (the legend may wrap)."""
+        labels = [f"{n + 1:>2} {piece}" for n, piece in enumerate(self.tokens)]
+        return max(cell_len(label) for label in labels) + 1 + 3 * len(self.tokens)
+
     def picture(self, run: RunView, index: int, width: int, height: int) -> Content:
         ctx = tutor_context(self)
         view = run.views[index]
@@ -241,6 +276,50 @@ class StepGrid(KeptLines):
         for glyph, colour, text in legend_ranges():
             parts += [(glyph, f"bold {colour}"), f" {text}  "]
         return Content.assemble(*parts)
+
+
+class StepMap(KeptLines):
+    """The tokens on the run's one plane at this checkpoint: names by their character
+    (colour: followed by 他 or 她), pairs in full with an arrow 男→女, the names' own
+    他→她 arrow between their two groups' centres, the other kinds by a glyph."""
+
+    DEFAULT_CSS = """
+    StepMap { height: 16; width: 1fr; }
+    """
+
+    def picture(self, run: RunView, index: int, width: int, height: int) -> Content:
+        from tutor.core.projection import gender_of_names
+
+        ctx = tutor_context(self)
+        title = Content.styled(
+            ctx.t("train.map.title", stage=ctx.t("train.at", step=run.views[index].step)), "bold"
+        )
+        mapped = run.map
+        if mapped is None or height < 3:
+            return title
+        points = dict(zip(mapped.tokens, mapped.points[index].tolist(), strict=True))
+        male, female = gender_of_names(mapped.tokens)
+        he = {*male, *(a for a, _ in run.pairs)}
+        marks = []
+        for token, (x, y) in points.items():
+            if token in male or token in female:
+                text, style = token[-1], HE if token in he else SHE
+            elif any(token in pair for pair in run.pairs):
+                text, style = token, HE if token in he else SHE
+            else:
+                text, style = KIND_MARKS.get(run.kinds.get(token, ""), OTHER_MARK)
+            marks.append(Mark(text, f"bold {style}", x, y))
+        arrows = [Arrow(tuple(points[a]), tuple(points[b]), "dim") for a, b in run.pairs]
+        if run.pairs and male and female:
+            centre = [_centre([points[t] for t in group]) for group in (male, female)]
+            arrows.append(Arrow(centre[0], centre[1], "dim"))
+        low, high = tuple(mapped.low.tolist()), tuple(mapped.high.tolist())
+        canvas = draw(marks, arrows, low, high, width, height - 1)
+        return Content("\n").join([title, canvas])
+
+
+def _centre(points: list[list[float]]) -> tuple[float, float]:
+    return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
 
 
 class TrainingRun(Asking, Vertical, can_focus=True):
@@ -264,6 +343,10 @@ class TrainingRun(Asking, Vertical, can_focus=True):
     TrainingRun { height: auto; padding: 0 0 1 0; }
     TrainingRun:focus-within #status { text-style: bold; }
     TrainingRun #grid { text-wrap: nowrap; }
+    TrainingRun #pictures { height: auto; }
+    TrainingRun #map-side { height: auto; width: 1fr; }
+    TrainingRun #pictures.stacked { layout: vertical; }
+    TrainingRun #pictures.stacked #grid { width: 1fr; }
     """
 
     index: reactive[int] = reactive(0, init=False)
@@ -294,7 +377,11 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         yield Static(id="live")  # near the top: at 80x24 the learner sees a run's progress
         yield StepPlot(id="plot")
         yield Static(tutor_context(self).t("train.plot"), id="caption")
-        yield StepGrid(list(self.config.tokens), id="grid")
+        with Horizontal(id="pictures"):
+            yield StepGrid(list(self.config.tokens), id="grid")
+            with Vertical(id="map-side"):
+                yield StepMap(id="map")
+                yield Static(id="map-caption")
         yield Static(id="neighbours")
 
     def on_mount(self) -> None:
@@ -302,6 +389,7 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             return
         self.query_one(StepPlot).display = False
         self.query_one("#caption").display = False
+        self.query_one("#map-side").display = False
         ctx, config = tutor_context(self), self.config
         self.ask(lambda: load_run(ctx, config), self._prepared)
 
@@ -317,6 +405,7 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             return
         self.query_one(StepPlot).display = True
         self.query_one("#caption").display = True
+        self.query_one("#map-side").display = True
         self.index = 0
         self._show()
 
@@ -327,6 +416,13 @@ class TrainingRun(Asking, Vertical, can_focus=True):
     def action_jump(self, end: int) -> None:
         if self.run is not None:
             self.index = end % len(self.run.views)
+
+    def on_resize(self) -> None:
+        """The map beside the heatmap where both fit (120 columns), else below it."""
+        grid = self.query_one(StepGrid)
+        stacked = self.size.width < grid.needed_width() + MAP_MIN_WIDTH
+        self.query_one("#pictures").set_class(stacked, "stacked")
+        grid.styles.width = None if stacked else grid.needed_width()
 
     def watch_index(self) -> None:
         if self.run is not None:
@@ -341,6 +437,10 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         update_in_place(self.query_one("#status", Static), self._status())
         self.query_one(StepPlot).show(self.run, self.index)
         self.query_one(StepGrid).show(self.run, self.index)
+        self.query_one(StepMap).show(self.run, self.index)
+        update_in_place(
+            self.query_one("#map-caption", Static), Content("\n".join(self.map_lines()))
+        )
         update_in_place(self.query_one("#neighbours", Static), self._neighbours())
 
     # the learner's own run ---------------------------------------------------
@@ -444,6 +544,9 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             view.uniform_loss,
             view.recorded_tokens,
             view.errors,
+            view.map,  # refitted on all of the run's checkpoints so far
+            view.kinds,
+            view.pairs,
         )
         self._note(
             tutor_context(self).t(
@@ -452,6 +555,7 @@ class TrainingRun(Asking, Vertical, can_focus=True):
         )
         self.query_one(StepPlot).display = True
         self.query_one("#caption").display = True
+        self.query_one("#map-side").display = True
         if following and self.index != len(self.run.views) - 1:
             self.index = len(self.run.views) - 1  # the watcher shows it
         else:
@@ -547,6 +651,38 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             lines.append(ctx.t("train.unrecorded", tokens="、".join(run.errors)))
         return lines
 
+    def map_lines(self) -> list[str]:
+        """What the map's axes are, its legend, and the names' direction against the pairs'."""
+        from tutor.core.projection import gender_of_names
+
+        ctx = tutor_context(self)
+        run, view = self.run, self.view
+        assert run is not None and view is not None
+        if run.map is None:
+            return []
+        pairs = "、".join(f"{a}→{b}" for a, b in run.pairs)
+        lines = [
+            ctx.t("train.map.axes_pairs", pairs=pairs) if pairs else ctx.t("train.map.axes_pca")
+        ]
+        male, female = gender_of_names(run.map.tokens)
+        lines.append(
+            ctx.t(
+                "train.map.legend",
+                he=" ".join(t[-1] for t in male) or "-",
+                she=" ".join(t[-1] for t in female) or "-",
+            )
+        )
+        if view.agreement is not None:
+            lines.append(
+                ctx.t(
+                    "train.map.agreement",
+                    pairs=pairs,
+                    cos=significant(view.agreement.cosine, 2),
+                    chance=significant(view.agreement.chance_sd, 2),
+                )
+            )
+        return lines
+
     def _neighbours(self) -> Content:
         return Content("\n".join(self.neighbour_lines()))
 
@@ -564,4 +700,4 @@ class TrainingRun(Asking, Vertical, can_focus=True):
             )
             for r, piece in enumerate(pieces)
         ]
-        return "\n".join([self.status_text(), *rows, *self.neighbour_lines()])
+        return "\n".join([self.status_text(), *rows, *self.map_lines(), *self.neighbour_lines()])
