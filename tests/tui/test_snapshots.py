@@ -107,6 +107,28 @@ def test_training_scrubber(
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_training_map(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
+) -> None:
+    """Page 8's map of the recorded run at its last step, scrolled into view (beside the
+    heatmap at 120x40, below it at 80x24)."""
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with("training"), lang=lang)
+
+    async def to_the_map(pilot: Pilot) -> None:
+        await settle(pilot)
+        widget = pilot.app.screen.query_one(TrainingRun)
+        widget.focus()
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        widget.query_one("#map-side").scroll_visible(animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=to_the_map)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_summary_page_with_teacher_marks(
     snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
 ) -> None:

@@ -273,8 +273,14 @@ class StepGrid(KeptLines):
                 glyph, colour = band(float(view.matrix[row, column]))
                 parts.append((f"{glyph} ", f"bold {colour}"))
             parts.append("\n")
+        used = 0  # the legend breaks between bands where the grid is narrower than it
         for glyph, colour, text in legend_ranges():
+            item = cell_len(f"{glyph} {text}  ")
+            if used and used + item > width:
+                parts.append("\n")
+                used = 0
             parts += [(glyph, f"bold {colour}"), f" {text}  "]
+            used += item
         return Content.assemble(*parts)
 
 
