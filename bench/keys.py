@@ -51,7 +51,7 @@ from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.neighbours import NeighboursPanel
 from tutor.tui.widgets.token_strip import TokenStrip
-from tutor.tui.widgets.training import TrainingRun
+from tutor.tui.widgets.training import StepMap, TrainingRun
 from tutor.words.i18n import t
 
 if TYPE_CHECKING:
@@ -314,30 +314,61 @@ async def revisit_turns(pilot: Pilot[None], screen: Screen, n: int) -> tuple[lis
 
 
 async def _scrub(
-    pilot: Pilot[None], screen: Screen, widget: TrainingRun, n: int, last: Callable[[], int]
+    pilot: Pilot[None],
+    screen: Screen,
+    widget: TrainingRun,
+    n: int,
+    last: Callable[[], int],
+    words: Callable[[int], str] | None = None,
 ) -> tuple[list[float], int]:
-    """Bounce → and ← between the first checkpoint and `last()`, timing each press."""
+    """Bounce → and ← between the first checkpoint and `last()`, timing each press; a
+    press counts as verified when the screen shows `words(target)` (default: the step line)."""
     app = pilot.app
+    picture = widget.query_one(StepMap)
     times, verified, direction = [], 0, 1
     for _ in range(n):
         assert widget.run is not None
         if not 0 <= widget.index + direction <= last():
             direction = -direction
         target = widget.index + direction
-        view = widget.run.views[target]
-        words = t(
-            "train.step",
-            "zh",
-            step=f"{view.step:,}",
-            total=f"{widget.run.total_steps:,}",
-            n=target + 1,
-            count=len(widget.run.views),
-        )
+        expected = words(target) if words is not None else _step_words(widget, target)
         key = "right" if direction > 0 else "left"
-        times.append(await timed(press(app, key), lambda i=target: widget.index == i))
+        times.append(
+            await timed(press(app, key), lambda i=target: widget.index == i and picture.index == i)
+        )
         await settle(pilot)
-        verified += shows(screen.catch_up(), words.split("（")[0])
+        verified += shows(screen.catch_up(), expected)
     return times, verified
+
+
+def _step_words(widget: TrainingRun, target: int) -> str:
+    assert widget.run is not None
+    view = widget.run.views[target]
+    words = t(
+        "train.step",
+        "zh",
+        step=f"{view.step:,}",
+        total=f"{widget.run.total_steps:,}",
+        n=target + 1,
+        count=len(widget.run.views),
+    )
+    return words.split("（")[0]
+
+
+async def map_scrub_presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+    """The scrub keys with the map on screen (below the heatmap at 80x24): each press
+    counts once the map shows the new step's title."""
+    widget = await _focus_training(pilot)
+    widget.query_one("#map-side").scroll_visible(animate=False, top=True)
+    await settle(pilot)
+    assert widget.run is not None
+    run = widget.run
+    count = len(run.views)
+
+    def title(target: int) -> str:
+        return t("train.map.title", "zh", stage=t("train.at", "zh", step=run.views[target].step))
+
+    return await _scrub(pilot, screen, widget, n, lambda: count - 1, title)
 
 
 async def _focus_training(pilot: Pilot[None]) -> TrainingRun:
@@ -397,6 +428,7 @@ def run(presses: int) -> dict[str, object]:
         Scenario("neighbours_new_token", nb_page, neighbour_presses),
         Scenario("token_strip_paste_2000", tok_page, paste_presses),
         Scenario("training_scrub", training_page, scrub_presses),
+        Scenario("training_map_scrub", training_page, map_scrub_presses),
     ]
     if torch_available():
         scenarios.append(Scenario("training_scrub_live_run", training_page, scrub_while_training))

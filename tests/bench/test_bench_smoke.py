@@ -64,6 +64,7 @@ def check_keys(r: dict) -> None:
         "neighbours_new_token",
         "token_strip_paste_2000",
         "training_scrub",
+        "training_map_scrub",
         *(["training_scrub_live_run"] if torch_available() else []),
     }
     for figures in interactions.values():
