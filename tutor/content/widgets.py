@@ -7,7 +7,7 @@ is exactly what the widget receives.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -158,9 +158,10 @@ class TrainingWidget(WidgetConfig):
     """Up to 5 tokens whose nearest recorded tokens are listed at each step."""
     k: int = Field(default=5, ge=1, le=20)
     """How many nearest tokens to list for each (1 to 20)."""
-    pairs: list[tuple[str, str]] = Field(default_factory=list, max_length=5)
-    """Up to 5 (male, female) pairs, e.g. [男人, 女人]: drawn as arrows on the map, whose
-    first axis is their direction; without them the map shows two principal directions."""
+    pairs: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=list, max_length=5
+    )
+    """Up to 5 [male, female] pairs, e.g. [男人, 女人]: arrows on the map, along its first axis."""
 
     def single_tokens(self) -> Iterator[tuple[Loc, str]]:
         for index, token in enumerate(self.tokens):
