@@ -19,6 +19,7 @@ from tutor.core import live, trajectory
 from tutor.core.figures import significant
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
+from tutor.core.projection import run_map
 from tutor.core.similarity import similarity
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.training import RunView, StepGrid, StepMap, StepPlot, TrainingRun
@@ -145,6 +146,12 @@ async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
         saved = trajectory.load(out)
         assert saved.rows.shape[1:] == (len(saved.tokens), 8)
         assert saved.meta.val_loss == [v.val_loss for v in widget.run.views]
+        # the map followed the run: one plane refitted on all of its checkpoints
+        mapped = widget.run.map
+        assert mapped is not None and widget.query_one(StepMap).run is widget.run
+        assert widget.run.pairs == [("男人", "女人")]
+        refit = run_map(saved, mapped.tokens, widget.run.pairs)
+        assert np.allclose(mapped.points, refit.points, atol=1e-5)
         await pilot.press("b")
         await settle(pilot)
         assert widget.run is recorded
