@@ -74,3 +74,6 @@ def test_on_the_man_to_woman_axis_the_names_split_and_the_other_kinds_do_not() -
     split = np.mean([x[t] for t in female]) - np.mean([x[t] for t in male])
     others = [abs(x[t]) for t in kinds]
     assert max(others) < split / 4
+    # the page: at first the points are crowded in a small patch, then they spread out
+    area = [float(np.prod(np.ptp(mapped.points[i], axis=0))) for i in (0, -1)]
+    assert area[1] > 5 * area[0]
