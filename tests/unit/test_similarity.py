@@ -193,3 +193,18 @@ def test_before_stage_missing(tmp_path: Path) -> None:
     bare = open_model(build_model_dir(tmp_path / "m", with_before=False))
     with pytest.raises(ModelError, match="only the 'after' stage is available"):
         nearest(bare, "猫", "before")
+
+
+def test_rows_in_the_same_direction_tie_whatever_their_lengths(tmp_path: Path) -> None:
+    """Rows pointing the same way at different lengths (a static model's weighted rows do)
+    have equal cosines but for float32's last bits: a tie, filled in id order, whatever
+    the rounding of the sums (it was not, and a snapshot flipped between runs)."""
+    table = planted_table()
+    query = table[tid("香蕉")]
+    twins = [i for i in range(1, VOCAB) if i != tid("香蕉")]
+    for n, i in enumerate(twins):
+        table[i] = query * np.float32(0.5 + n / 97)
+    model = open_model(build_model_dir(tmp_path / "m", dim=DIM, after=table))
+    top = nearest(model, "香蕉", "after", k=3)
+    assert [(n.id, n.rank) for n in top.neighbours] == [(i, 1) for i in twins[:3]]
+    assert top.tie_count == len(twins)

@@ -91,12 +91,20 @@ def _top_k(keys: np.ndarray, valid: np.ndarray, k: int) -> tuple[np.ndarray, np.
     return chosen, ranks, int(tied.size)
 
 
+# float32 holds a cosine to about 7 digits; 6 of them decide its rank
+COSINE_DIGITS = 6
+
+
 def _cosine_keys(table: EmbeddingTable, query: np.ndarray, k: int, valid: np.ndarray) -> np.ndarray:
     """-cosine of each of the first len(valid) rows with `query` (smaller = nearer); a row
-    that cannot be among the k nearest valid ones may be +inf (see `top_cosines`)."""
+    that cannot be among the k nearest valid ones may be +inf (see `top_cosines`).
+
+    Rounded to COSINE_DIGITS: float32 sums tell equal cosines apart in their last bits
+    (rows that point one way at different lengths), and ties are filled in id order."""
     in_table = np.zeros(table.vocab_size, dtype=bool)
     in_table[: len(valid)] = valid
-    return -table.top_cosines(query, k, in_table)[: len(valid)].astype(np.float64)
+    cosines = table.top_cosines(query, k, in_table)[: len(valid)].astype(np.float64)
+    return -np.round(cosines, COSINE_DIGITS)
 
 
 def _neighbours(
