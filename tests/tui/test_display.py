@@ -12,6 +12,7 @@ from textual.widgets import Input, TextArea
 
 from tests.tui.conftest import page_with, settle
 from tutor.core.model import open_model
+from tutor.core.paths import content_dir
 from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.plain import markdown_to_plain
@@ -24,6 +25,7 @@ from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lookup import (
     REAL_DIM,
     REAL_SENTENCE_IDS,
+    REAL_SENTENCE_PIECES,
     REAL_VOCAB,
     LookupDemo,
     number,
@@ -238,3 +240,48 @@ async def test_esc_closes_an_open_chip_before_it_leaves_the_lesson(
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_small_lookup_s_ids_are_not_the_sentence_s_positions(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The small vocabulary keeps the project model's order (its IDs, ascending), so a
+    token's row number is not its place in the sentence; a token the sentence repeats
+    gives a repeated one-hot row, and its 1 lands off the diagonal."""
+    demo, _ctx, _small, _reading, _real, _index = await _lookup_views(make_app, (120, 40))
+    table = demo.table
+    assert table.model_ids == sorted(table.model_ids)
+    assert table.sentence != list(range(len(table.sentence)))
+    repeated = [local for local in set(table.sentence) if table.sentence.count(local) > 1]
+    assert repeated
+    products = demo.products()
+    for local in repeated:
+        rows = [products[p] for p, seen in enumerate(table.sentence) if seen == local]
+        assert all(np.array_equal(rows[0], row) for row in rows[1:])
+    assert any(local != position for position, local in enumerate(table.sentence))
+    prose = (content_dir() / LESSON / "07-table.md").read_text(encoding="utf-8")
+    assert "不是它在句子里的位置" in prose
+
+
+async def test_the_real_scale_names_qwen_s_tokens_beside_their_ids(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Qwen3.8's IDs are shown with the tokens they stand for (cited with them), in the
+    picker and in the drawing."""
+    for size in ((80, 24), (120, 40)):
+        _demo, ctx, _small, _reading, real, index = await _lookup_views(make_app, size)
+        ids = ctx.facts[REAL_SENTENCE_IDS].value
+        pieces = str(ctx.facts[REAL_SENTENCE_PIECES].value).split()
+        assert len(pieces) == len(ids)
+        assert f"「{pieces[index]}」" in real[0]
+    app = make_app(start_lesson=LESSON, start_page=page_with("lookup"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(LookupDemo)
+        demo.query_one("#scale").focus()
+        await pilot.press("s")
+        await settle(pilot)
+        assert demo.query_one("#token", ChoiceBar).labels == pieces
+        reading = demo.plain_text()
+        for piece, token_id in zip(pieces, ids, strict=True):
+            assert f"{piece} {token_id}" in reading
