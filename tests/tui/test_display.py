@@ -285,3 +285,21 @@ async def test_the_real_scale_names_qwen_s_tokens_beside_their_ids(
         reading = demo.plain_text()
         for piece, token_id in zip(pieces, ids, strict=True):
             assert f"{piece} {token_id}" in reading
+
+
+async def test_page_11_keeps_each_way_of_retraining_whole_at_120_columns(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The three ways to retrain are named whole on their line: no label broken inside a
+    word (a narrow table column once cut "① 从头预训/练")."""
+    app = make_app(start_lesson=LESSON, start_page=11)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        lines = [
+            strip.text
+            for widget in app.screen.query("*")
+            if not widget.children and widget.size.area
+            for strip in widget.render_lines(widget.size.region)
+        ]
+        for label in ("① 从头预训练", "② 词表迁移 + 继续训练", "③ 蒸馏"):
+            assert any(label in line for line in lines), label
