@@ -24,8 +24,8 @@ from tutor.tui.widgets.training import TrainingRun
 
 SIZES = [(80, 24), (120, 40)]
 PAGES = [page.number for page in shipped_lesson().pages]
-# the pages whose widgets speak (lookup, path, rows, a wide table) also pictured in English
-ENGLISH_PAGES = [5, 7, 9, 11]
+# pages whose widgets speak (path, lookup, rows, a wide table, neighbours), also in English
+ENGLISH_PAGES = [5, 7, 9, 11, 13]
 REPO = Path(__file__).resolve().parents[2]
 
 
