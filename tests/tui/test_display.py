@@ -30,7 +30,7 @@ from tutor.tui.widgets.lookup import (
     LookupDemo,
     number,
 )
-from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
+from tutor.tui.widgets.rows import ROW_HEAD, ROW_LINES, RowsDemo, token_label
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
@@ -303,3 +303,20 @@ async def test_page_11_keeps_each_way_of_retraining_whole_at_120_columns(
         ]
         for label in ("① 从头预训练", "② 词表迁移 + 继续训练", "③ 蒸馏"):
             assert any(label in line for line in lines), label
+
+
+async def test_the_rows_demo_shows_the_row_it_names(make_app: Callable[..., TutorApp]) -> None:
+    """苹果→432 is not only a number: the row itself is shown, its first numbers from the
+    shipped trained table and how many it holds, under the finding that names it."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query(RowsDemo).first()
+        token = demo.config.token
+        assert token is not None
+        (row,) = {t.id for tokens in demo.rows for t in tokens if t.piece == token}
+        table = open_model().table("after")
+        head = " ".join(number(v) for v in table.lookup([row])[0][:ROW_HEAD])
+        shown = " ".join(str(demo.query_one("#findings").render()).split())
+        assert head in shown and f"{table.lookup([row]).shape[1]:,}" in shown
+        assert head in " ".join(demo.plain_text().split())
