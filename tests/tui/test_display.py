@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from rich.cells import cell_len
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from tests.tui.conftest import page_with, settle
 from tutor.core.model import open_model
@@ -320,3 +320,29 @@ async def test_the_rows_demo_shows_the_row_it_names(make_app: Callable[..., Tuto
         shown = " ".join(str(demo.query_one("#findings").render()).split())
         assert head in shown and f"{table.lookup([row]).shape[1]:,}" in shown
         assert head in " ".join(demo.plain_text().split())
+
+
+async def test_page_5_says_why_a_third_of_the_tokens_never_occur(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Beside "33.9% of the tokens never occur", the page counts the never-seen tokens by
+    why, from the shipped tokenizer and training text, and shows an absorbed piece with the
+    merge that takes it in (found by that computation, not written by hand)."""
+    from tutor.core.merges import unseen_tokens
+    from tutor.tui.widgets.unseen import UnseenTokensView
+
+    app = make_app(start_lesson=LESSON, start_page=5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(UnseenTokensView)
+        unseen = unseen_tokens()
+        reading = view.plain_text()
+        for count in (unseen.never, unseen.absorbed, unseen.english, unseen.bytes):
+            assert f"{count:,}" in reading
+        example = unseen.examples[0]
+        piece = f"{example.piece}（#{example.id}）"
+        pair = [piece, example.partner] if example.first else [example.partner, piece]
+        assert f"{' + '.join(pair)} → {example.merged}（#{example.merged_id}）" in reading
+        assert f"{example.merged_count:,}" in reading
+        shown = str(view.query_one("#lines", Static).render())
+        assert f"{example.piece}（#{example.id}）" in shown and f"{unseen.never:,}" in shown
