@@ -22,6 +22,7 @@ from tutor.core.paths import tokenizers_dir
 from tutor.core.tokenize import TokenizeError, check_text, get_scheme, shared_tokenizer
 
 MAX_WALK_CHARS = 200  # ~600 bytes: every step keeps the whole text, and a screen shows it
+UNSEEN_BATCH_LINES = 4096  # lines of the training text tokenized at once by unseen_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +167,15 @@ def unseen_tokens(examples: int = 3) -> UnseenTokens:
     reserved = scheme.reserved_ids
     text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.strip()]
-    eot = rules.tokenizer.token_to_id("<|endoftext|>")
-    ids = [i for enc in rules.tokenizer.encode_batch(lines) for i in (*enc.ids, eot)]
     vocab = rules.tokenizer.get_vocab_size()
-    counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=vocab)[:vocab]
+    counts = np.zeros(vocab, dtype=np.int64)
+    # a few thousand lines at a time: the encodings of the whole text would hold hundreds
+    # of MB at once, in a served session too
+    for start in range(0, len(lines), UNSEEN_BATCH_LINES):
+        encodings = rules.tokenizer.encode_batch(lines[start : start + UNSEEN_BATCH_LINES])
+        ids = np.fromiter((i for enc in encodings for i in enc.ids), dtype=np.int64)
+        counts += np.bincount(ids, minlength=vocab)[:vocab]
+    counts[rules.tokenizer.token_to_id("<|endoftext|>")] += len(lines)
     pieces = {id: scheme.id_to_piece(id) for id in range(vocab)}
     # id -> the merge that takes it in most often in the text:
     # ((-count, rank), partner, merged, whether the id is the left part)
