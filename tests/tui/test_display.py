@@ -8,10 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from rich.cells import cell_len
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from tests.tui.conftest import page_with, settle
 from tutor.core.model import open_model
+from tutor.core.paths import content_dir
 from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.plain import markdown_to_plain
@@ -24,11 +25,12 @@ from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lookup import (
     REAL_DIM,
     REAL_SENTENCE_IDS,
+    REAL_SENTENCE_PIECES,
     REAL_VOCAB,
     LookupDemo,
     number,
 )
-from tutor.tui.widgets.rows import ROW_LINES, RowsDemo, token_label
+from tutor.tui.widgets.rows import ROW_HEAD, ROW_LINES, RowsDemo, token_label
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
@@ -238,3 +240,109 @@ async def test_esc_closes_an_open_chip_before_it_leaves_the_lesson(
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_the_small_lookup_s_ids_are_not_the_sentence_s_positions(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The small vocabulary keeps the project model's order (its IDs, ascending), so a
+    token's row number is not its place in the sentence; a token the sentence repeats
+    gives a repeated one-hot row, and its 1 lands off the diagonal."""
+    demo, _ctx, _small, _reading, _real, _index = await _lookup_views(make_app, (120, 40))
+    table = demo.table
+    assert table.model_ids == sorted(table.model_ids)
+    assert table.sentence != list(range(len(table.sentence)))
+    repeated = [local for local in set(table.sentence) if table.sentence.count(local) > 1]
+    assert repeated
+    products = demo.products()
+    for local in repeated:
+        rows = [products[p] for p, seen in enumerate(table.sentence) if seen == local]
+        assert all(np.array_equal(rows[0], row) for row in rows[1:])
+    assert any(local != position for position, local in enumerate(table.sentence))
+    prose = (content_dir() / LESSON / "07-table.md").read_text(encoding="utf-8")
+    assert "不是它在句子里的位置" in prose
+
+
+async def test_the_real_scale_names_qwen_s_tokens_beside_their_ids(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Qwen3.8's IDs are shown with the tokens they stand for (cited with them), in the
+    picker and in the drawing."""
+    for size in ((80, 24), (120, 40)):
+        _demo, ctx, _small, _reading, real, index = await _lookup_views(make_app, size)
+        ids = ctx.facts[REAL_SENTENCE_IDS].value
+        pieces = str(ctx.facts[REAL_SENTENCE_PIECES].value).split()
+        assert len(pieces) == len(ids)
+        assert f"「{pieces[index]}」" in real[0]
+    app = make_app(start_lesson=LESSON, start_page=page_with("lookup"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(LookupDemo)
+        demo.query_one("#scale").focus()
+        await pilot.press("s")
+        await settle(pilot)
+        assert demo.query_one("#token", ChoiceBar).labels == pieces
+        reading = demo.plain_text()
+        for piece, token_id in zip(pieces, ids, strict=True):
+            assert f"{piece} {token_id}" in reading
+
+
+async def test_page_11_keeps_each_way_of_retraining_whole_at_120_columns(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The three ways to retrain are named whole on their line: no label broken inside a
+    word (a narrow table column once cut "① 从头预训/练")."""
+    app = make_app(start_lesson=LESSON, start_page=11)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        lines = [
+            strip.text
+            for widget in app.screen.query("*")
+            if not widget.children and widget.size.area
+            for strip in widget.render_lines(widget.size.region)
+        ]
+        for label in ("① 从头预训练", "② 词表迁移 + 继续训练", "③ 蒸馏"):
+            assert any(label in line for line in lines), label
+
+
+async def test_the_rows_demo_shows_the_row_it_names(make_app: Callable[..., TutorApp]) -> None:
+    """苹果→432 is not only a number: the row itself is shown, its first numbers from the
+    shipped trained table and how many it holds, under the finding that names it."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("rows"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query(RowsDemo).first()
+        token = demo.config.token
+        assert token is not None
+        (row,) = {t.id for tokens in demo.rows for t in tokens if t.piece == token}
+        table = open_model().table("after")
+        head = " ".join(number(v) for v in table.lookup([row])[0][:ROW_HEAD])
+        shown = " ".join(str(demo.query_one("#findings").render()).split())
+        assert head in shown and f"{table.lookup([row]).shape[1]:,}" in shown
+        assert head in " ".join(demo.plain_text().split())
+
+
+async def test_page_5_says_why_a_third_of_the_tokens_never_occur(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """Beside "33.9% of the tokens never occur", the page counts the never-seen tokens by
+    why, from the shipped tokenizer and training text, and shows an absorbed piece with the
+    merge that takes it in (found by that computation, not written by hand)."""
+    from tutor.core.merges import unseen_tokens
+    from tutor.tui.widgets.unseen import UnseenTokensView
+
+    app = make_app(start_lesson=LESSON, start_page=5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(UnseenTokensView)
+        unseen = unseen_tokens()
+        reading = view.plain_text()
+        for count in (unseen.never, unseen.absorbed, unseen.english, unseen.bytes):
+            assert f"{count:,}" in reading
+        example = unseen.examples[0]
+        piece = f"{example.piece}（#{example.id}）"
+        pair = [piece, example.partner] if example.first else [example.partner, piece]
+        assert f"{' + '.join(pair)} → {example.merged}（#{example.merged_id}）" in reading
+        assert f"{example.merged_count:,}" in reading
+        shown = str(view.query_one("#lines", Static).render())
+        assert f"{example.piece}（#{example.id}）" in shown and f"{unseen.never:,}" in shown

@@ -219,3 +219,28 @@ async def test_tab_reaches_the_pages_widgets_before_the_fact_chips(
         assert chain[len(chain) - len(chips) :] == chips
         in_reading_order = sorted(chips, key=lambda chip: chip.virtual_region.y)
         assert chips == in_reading_order
+
+
+async def test_help_lists_home_and_end_once(make_app: Callable[..., TutorApp]) -> None:
+    """The help names a shown key and not again the hidden sibling it stands for: the
+    training run's and the merge stepper's Home/End, never "Home/End/end"."""
+    from tests.tui.test_merge_stepper import merges_page
+    from tutor.tui.screens.help import HelpScreen, key_lines
+    from tutor.tui.widgets.merge_stepper import MergeStepper
+    from tutor.tui.widgets.training import TrainingRun
+
+    for lesson, number, kind, ends in (
+        (LESSON, page_with("training"), TrainingRun, "key.ends"),
+        ("token", merges_page(), MergeStepper, "key.merge_ends"),
+    ):
+        app = make_app(start_lesson=lesson, start_page=number)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.screen.query_one(kind).focus()
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            lines = dict((text, keys) for keys, text in key_lines(app.screen.underneath))
+            assert lines[app.ctx.t(ends)] == "Home/End"
+            assert "Home/End/end" not in str(app.screen.query_one("#help-text").render())

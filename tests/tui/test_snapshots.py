@@ -18,11 +18,14 @@ from tests.tui.conftest import LESSON, app_for, page_with, settle, shipped_lesso
 from tests.tui.test_error_screen import BROKEN
 from tests.tui.test_merge_stepper import merges_page
 from tutor.tui.widgets.heatmap import Heatmap
+from tutor.tui.widgets.lookup import LookupDemo
 from tutor.tui.widgets.merge_stepper import MergeStepper
 from tutor.tui.widgets.training import TrainingRun
 
 SIZES = [(80, 24), (120, 40)]
 PAGES = [page.number for page in shipped_lesson().pages]
+# pages whose widgets speak (path, lookup, rows, a wide table, neighbours), also in English
+ENGLISH_PAGES = [5, 7, 9, 11, 13]
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -47,6 +50,36 @@ def test_page(
 ) -> None:
     app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=number)
     assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("number", ENGLISH_PAGES, ids=lambda n: f"page{n:02d}")
+def test_page_in_english(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, number: int, size: tuple[int, int]
+) -> None:
+    """The pages whose widgets draw words of their own, with the interface in English."""
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=number, lang="en")
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lookup_at_real_scale(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
+) -> None:
+    """Page 7's lookup switched to Qwen3.8's real scale, its third token (苹果) picked."""
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with("lookup"), lang=lang)
+
+    async def real_scale(pilot: Pilot) -> None:
+        await settle(pilot)
+        demo = pilot.app.screen.query_one(LookupDemo)
+        demo.query_one("#token").focus()
+        demo.scroll_visible(animate=False, top=True)
+        await settle(pilot)
+        await pilot.press("s", "right", "right")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=real_scale)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

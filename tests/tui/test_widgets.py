@@ -546,3 +546,33 @@ async def test_an_emptied_neighbour_field_shows_the_chosen_tokens_neighbours_aga
         assert field.value == ""
         assert panel.token == panel.query_one("#choice").value
         assert panel.answers == shown_first
+
+
+async def test_neighbour_ties_are_explained_and_hidden_ones_counted(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """A rank marked "=" has a legend line; a tie running past the list says how many are
+    left out, and no tie line appears when none is; a byte piece is said to be bytes,
+    not a rare character (猫's neighbour <E6 95> begins common characters)."""
+    app = make_app(start_lesson=LESSON, start_page=page_with("neighbours"))
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(NeighboursPanel)
+        for token in ("猫", "小王", "狗"):
+            panel.ask_about(token)
+            await settle(pilot)
+            reading = panel.plain_text()
+            marked = any(
+                cell.lstrip().startswith("=") for a in panel.answers for cell in panel._column(a)
+            )
+            assert ("「=」表示" in reading) == marked, token
+            for answer in panel.answers:
+                label = app.ctx.t(f"nb.scheme.{answer.scheme}")
+                notes = [line for line in panel._notes() if line.startswith(f"{label}: ")]
+                hidden = answer.result.ties_left_out
+                all_tied = all(n.rank == 1 for n in answer.result.neighbours)
+                if hidden > 0 and not all_tied:
+                    assert any(f"另有 {hidden:,} 个" in line for line in notes), (token, notes)
+                if hidden == 0:
+                    assert not notes, (token, notes)
+            assert "不常见的字" not in reading

@@ -94,3 +94,27 @@ def test_a_tokenizer_without_bytes_is_refused() -> None:
 def test_empty_text_has_no_bytes_and_no_merges() -> None:
     walk = merge_walk("")
     assert (walk.ids(0), walk.merges) == ([], ())
+
+
+@pytest.mark.slow  # reads and tokenizes the 5 MB training text
+def test_the_unseen_tokens_are_counted_as_the_build_counts_them_and_sorted_by_why() -> None:
+    """The never-seen share the lesson states is the one counted here, every never-seen
+    token has one reason, and an absorbed piece's example is a real merge: its bytes and
+    its partner's make the merged token, which the tokenizer uses and the text holds."""
+    from tutor.core.facts import load_facts
+    from tutor.core.merges import unseen_tokens
+    from tutor.core.tokenize import PROJECT
+
+    unseen = unseen_tokens()
+    share = load_facts()["rows.never_seen_share"].value
+    assert round(100 * unseen.never / unseen.vocab, 1) == share
+    assert unseen.absorbed + unseen.english + unseen.bytes + unseen.other == unseen.never
+    assert unseen.absorbed > 0 and unseen.examples
+    scheme = get_scheme(PROJECT)
+    for example in unseen.examples:
+        pair = [example.piece, example.partner][:: 1 if example.first else -1]
+        assert piece_bytes(example.merged) == b"".join(map(piece_bytes, pair))
+        assert scheme.id_to_piece(example.id) == example.piece
+        assert scheme.id_to_piece(example.merged_id) == example.merged
+        assert example.merged_count > 0
+    assert [e.id for e in unseen.examples] == sorted(e.id for e in unseen.examples)

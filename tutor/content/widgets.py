@@ -187,6 +187,13 @@ class MergesWidget(WidgetConfig):
     """Whether the learner may type their own text."""
 
 
+class UnseenWidget(WidgetConfig):
+    """The tokens the project model's training text never holds, counted by why."""
+
+    examples: int = Field(default=3, ge=1, le=8)
+    """How many never-seen pieces to show with the merge that takes them in (1 to 8)."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -198,4 +205,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "analogy": AnalogyWidget,
     "training": TrainingWidget,
     "merges": MergesWidget,
+    "unseen": UnseenWidget,
 }

@@ -22,6 +22,7 @@ from tutor.core.paths import tokenizers_dir
 from tutor.core.tokenize import TokenizeError, check_text, get_scheme, shared_tokenizer
 
 MAX_WALK_CHARS = 200  # ~600 bytes: every step keeps the whole text, and a screen shows it
+UNSEEN_BATCH_LINES = 4096  # lines of the training text tokenized at once by unseen_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,3 +122,94 @@ def merge_walk(text: str, scheme: str = "byte-bpe-zh") -> MergeWalk:
         merges.append(Merge(rank, pair[0], pair[1], merged, count))
         states.append(state)
     return MergeWalk(text, scheme, rules.learnt, tuple(states), tuple(merges))
+
+
+@dataclass(frozen=True, slots=True)
+class Absorbed:
+    """A piece the training text never holds, and the merge that always takes it in."""
+
+    id: int
+    piece: str
+    partner: str  # the piece it is merged with
+    first: bool  # whether it is the merge's left part (else its right)
+    merged_id: int
+    merged: str
+    merged_count: int  # how often the merged token occurs in the training text
+
+
+@dataclass(frozen=True, slots=True)
+class UnseenTokens:
+    """The project model's vocabulary entries that its training text never holds, by kind:
+    a fact (`rows.never_seen_share`) says how many; this says why."""
+
+    vocab: int
+    never: int
+    absorbed: int  # multi-byte pieces of Chinese text that a later merge always takes in
+    english: int  # pieces of ASCII text: the tokenizer also learnt from English
+    bytes: int  # single bytes
+    other: int  # the rest (special tokens, whole pieces of text the model never reads)
+    examples: tuple[Absorbed, ...]  # the absorbed pieces with the lowest IDs, each with
+    # the merge that takes it in most often
+
+
+@cache
+def unseen_tokens(examples: int = 3) -> UnseenTokens:
+    """Count the project tokenizer's IDs in the project model's training text (as the
+    build measures `rows.never_seen_share`: each line, then the end-of-text token) and sort
+    the never-seen ones by why. Reads the 5 MB corpus once a process: seconds."""
+    import numpy as np
+
+    from tutor.core.paths import corpus_dir, default_model_dir
+    from tutor.core.tokenize import PROJECT, piece_bytes
+
+    path = default_model_dir() / "tokenizer.json"
+    rules, scheme = _rules(path), get_scheme(PROJECT)
+    reserved = scheme.reserved_ids
+    text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip()]
+    vocab = rules.tokenizer.get_vocab_size()
+    counts = np.zeros(vocab, dtype=np.int64)
+    # a few thousand lines at a time: the encodings of the whole text would hold hundreds
+    # of MB at once, in a served session too
+    for start in range(0, len(lines), UNSEEN_BATCH_LINES):
+        encodings = rules.tokenizer.encode_batch(lines[start : start + UNSEEN_BATCH_LINES])
+        ids = np.fromiter((i for enc in encodings for i in enc.ids), dtype=np.int64)
+        counts += np.bincount(ids, minlength=vocab)[:vocab]
+    counts[rules.tokenizer.token_to_id("<|endoftext|>")] += len(lines)
+    pieces = {id: scheme.id_to_piece(id) for id in range(vocab)}
+    # id -> the merge that takes it in most often in the text:
+    # ((-count, rank), partner, merged, whether the id is the left part)
+    absorbing: dict[int, tuple[tuple[int, int], int, int, bool]] = {}
+    for (left, right), (rank, merged) in rules.ranks.items():
+        order = (-int(counts[merged]), rank)
+        for part, partner, first in ((left, right, True), (right, left, False)):
+            if part not in absorbing or order < absorbing[part][0]:
+                absorbing[part] = (order, partner, merged, first)
+    kinds = {"absorbed": 0, "english": 0, "bytes": 0, "other": 0}
+    found: list[Absorbed] = []
+    for id in map(int, np.flatnonzero(counts == 0)):
+        piece = pieces[id]
+        data = b"" if id in reserved else piece_bytes(piece)
+        if len(data) == 1:
+            kinds["bytes"] += 1
+        elif data and data.isascii():
+            kinds["english"] += 1
+        elif data and id in absorbing:
+            kinds["absorbed"] += 1
+            _order, partner, merged, first = absorbing[id]
+            if len(found) < examples:
+                found.append(
+                    Absorbed(
+                        id,
+                        piece,
+                        pieces[partner],
+                        first,
+                        merged,
+                        pieces[merged],
+                        int(counts[merged]),
+                    )
+                )
+        else:
+            kinds["other"] += 1
+    never = int((counts == 0).sum())
+    return UnseenTokens(vocab, never, examples=tuple(found), **kinds)

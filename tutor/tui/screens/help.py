@@ -27,8 +27,9 @@ def key_lines(screen: Screen) -> list[tuple[str, str]]:
             continue
         keys = groups.setdefault(binding.description, [])
         display = screen.app.get_key_display(binding)
-        # a shown key may stand for its hidden siblings ("↑↓←→" for all four arrows)
-        if not any(display in shown for shown in keys):
+        # a shown key may stand for its hidden siblings ("↑↓←→" for all four arrows,
+        # "Home/End" for end, whose own display is lower-case)
+        if not any(display.lower() in shown.lower() for shown in keys):
             keys.append(display)
     return [("/".join(keys), ctx.t(description)) for description, keys in groups.items()]
 

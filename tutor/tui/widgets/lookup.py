@@ -1,13 +1,16 @@
 """one-hot × E = the rows: the whole sentence on a small table, then one token at real scale.
 
-The small view is real: the sentence's tokens (plus a few others) renumbered from 0, each
-row the first `small_dim` numbers of that token's row in the project model's trained
-table. The sentence's one-hot matrix X (T × V) times E (V × d) is a real matrix product
-computed by the core, drawn with all T rows: side by side where the width allows, E above
-X and X × E where it does not (80 columns). The real-scale view takes Qwen3.8's V and d
-and the sentence's IDs from the cited facts (or, under `--model`, the opened model's own,
-measured on it): one picked token's one-hot row of V columns and E's V rows, abbreviated
-with ellipses, their edges labelled; the numbers are not drawn, only the shapes.
+The small view is real: the sentence's tokens (plus a few others) renumbered from 0 in
+the order of their IDs in the project model (so a row number is not a place in the
+sentence, and a repeated token is a repeated one-hot row), each row the first
+`small_dim` numbers of that token's row in the project model's trained table. The
+sentence's one-hot matrix X (T × V) times E (V × d) is a real matrix product computed by
+the core, drawn with all T rows: side by side where the width allows, E above X and
+X × E where it does not (80 columns). The real-scale view takes Qwen3.8's V and d and the
+running sentence's IDs and tokens from the cited facts (or, under `--model`, the opened
+model's own, measured on it): one picked token's one-hot row of V columns and E's V rows,
+abbreviated with ellipses, their edges labelled; the numbers are not drawn, only the
+shapes.
 """
 
 from __future__ import annotations
@@ -35,10 +38,12 @@ if TYPE_CHECKING:
 
     from tutor.content.widgets import LookupWidget
 
-# Cited facts for the real-scale view (Qwen3.8's vocabulary, width, and IDs of the sentence).
+# Cited facts for the real-scale view (Qwen3.8's vocabulary, width, and the running
+# sentence's IDs and the tokens they stand for, space-separated).
 REAL_VOCAB = "qwen38.vocab_size"
 REAL_DIM = "qwen38.hidden_size"
 REAL_SENTENCE_IDS = "qwen38.sentence_ids"
+REAL_SENTENCE_PIECES = "qwen38.sentence_pieces"
 
 # Tokens that fill the small vocabulary after the sentence's own: everyday words whose
 # rows the learner meets elsewhere in the lesson.
@@ -55,7 +60,9 @@ class SmallTable:
 
 
 def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
-    """The sentence's distinct tokens, then filler tokens, up to `vocab` rows."""
+    """The sentence's distinct tokens, then filler tokens, up to `vocab` rows, numbered
+    from 0 in the order of their IDs in the model: a fixed order the sentence does not
+    choose, as a real vocabulary's is."""
     import numpy as np
 
     scheme = model.scheme
@@ -64,6 +71,7 @@ def build_small_table(model, sentence: str, vocab: int, dim: int) -> SmallTable:
     for token in [*sentence_tokens, *scheme.encode(FILLER_TEXT)]:
         if token.id not in model_ids and len(model_ids) < vocab:
             model_ids.append(token.id)
+    model_ids.sort()
     local = {model_id: n for n, model_id in enumerate(model_ids)}
     rows = model.table("after").lookup(model_ids)[:, :dim]
     return SmallTable(
@@ -218,15 +226,15 @@ class LookupDemo(Asking, Vertical):
         return [self.table.pieces[local] for local in self.table.sentence]
 
     def real_tokens(self) -> tuple[list[int], list[str]]:
-        """The sentence's IDs in the real-scale model, and how the picker labels them: the
-        cited model's IDs are all we know of its tokens; an opened model's are its own."""
+        """The sentence's IDs in the real-scale model and the tokens they stand for: cited
+        for Qwen3.8 (the running sentence), an opened model's own (the widget's sentence)."""
         ctx = tutor_context(self)
         assert self.table is not None
         if ctx.model_dir is not None:
             ids = [self.table.model_ids[local] for local in self.table.sentence]
             return ids, self.small_tokens()
         ids = [int(i) for i in ctx.facts[REAL_SENTENCE_IDS].value]
-        return ids, [str(i) for i in ids]
+        return ids, str(ctx.facts[REAL_SENTENCE_PIECES].value).split()
 
     def real_shape(self) -> tuple[int, int, int]:
         """T, V and d at real scale: cited for Qwen3.8, measured under --model."""
@@ -412,8 +420,17 @@ class LookupDemo(Asking, Vertical):
         cost = ctx.t(
             "lookup.cost", cells=f"{tokens * vocab:,}", t=tokens, params=f"{vocab * dim:,}"
         )
+        model = ctx.model_dir.name if ctx.model_dir is not None else "Qwen3.8"
+        cut = ctx.t(
+            "lookup.real.sentence",
+            model=model,
+            sentence="".join(labels) if ctx.model_dir is None else self.config.sentence,
+            t=len(ids),
+            pieces=" · ".join(f"{label} {i}" for label, i in zip(labels, ids, strict=True)),
+        )
         notes: list[Line] = [
             [(ctx.t("lookup.real.result", d=f"{dim:,}", id=f"{picked:,}"), "bold $text-success")],
+            [(cut, "")],
             [(ctx.t("lookup.shapes", t=tokens, v=f"{vocab:,}", d=f"{dim:,}"), "")],
             [(cost, "")],
             [(ctx.t("lookup.real.cells"), "dim italic")],

@@ -2,7 +2,8 @@
 
 The same question asked four ways is the lesson's evidence: ID difference invents
 closeness, one-hot has none (every token ties), the trained table has it. Ties are printed
-as ties ("=1", and how many share the last score) so sort order never fakes a ranking.
+as ties ("=1", with a line saying what "=" means, and how many more share the last score
+when the list had no room for them) so sort order never fakes a ranking.
 """
 
 from __future__ import annotations
@@ -216,6 +217,13 @@ class NeighboursPanel(Asking, Vertical):
         example = next((piece for piece in pieces if BYTES.fullmatch(piece)), None)
         if example is not None:
             notes.append(ctx.t("nb.bytes", piece=example))
+        columns = [self._column(answer) for answer in self.answers if answer.result]
+        marked = next(
+            (cell.split()[0] for cells in columns for cell in cells if cell.lstrip()[:1] == "="),
+            None,
+        )
+        if marked is not None:
+            notes.append(ctx.t("nb.tie_mark", mark=marked, rank=marked[1:]))
         for answer in self.answers:
             result = answer.result
             if result is None or not result.neighbours:
@@ -236,7 +244,7 @@ class NeighboursPanel(Asking, Vertical):
                     f"{label}: "
                     + ctx.t(
                         "nb.ties",
-                        count=f"{result.tie_count:,}",
+                        count=f"{result.ties_left_out:,}",
                         score=score_text(answer.scheme, last.score),
                     )
                 )

@@ -8,7 +8,7 @@ the same set of rows (小明打了小王 / 小王打了小明), so lookup alone 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -21,6 +21,7 @@ from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking
 from tutor.tui.widgets.field import started_text
 from tutor.tui.widgets.flow import Flow
+from tutor.tui.widgets.numbers import number
 from tutor.tui.widgets.token_strip import visible_piece
 from tutor.words.refusals import quote, say_or_model_error
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 
 ROW_LINES = 3  # lines of tokens per sentence; the last ends with how many are not shown
+ROW_HEAD = 6  # numbers of the named token's row shown: enough to see a row is numbers
 SHOWN_TOKENS = 400  # tokens laid out per sentence at most: more never fit ROW_LINES lines
 
 
@@ -55,15 +57,26 @@ class Encoded:
     sentences: list[str]
     rows: list[list[Token]]
     error: str = ""
+    # the named token's rows in the trained table: row -> its first ROW_HEAD numbers
+    heads: dict[int, list[float]] = field(default_factory=dict)
+    width: int = 0  # d, the numbers in each row
 
 
-def encode(ctx: TutorContext, sentences: list[str]) -> Encoded:
-    """Each sentence's tokens under the project model's tokenizer (in a worker)."""
+def encode(ctx: TutorContext, sentences: list[str], token: str | None) -> Encoded:
+    """Each sentence's tokens under the project model's tokenizer, and the start of the
+    trained row the named `token` fetches, so the row is seen, not only its number (in a
+    worker)."""
     from tutor.core.tokenize import PROJECT, get_scheme
 
     try:
         scheme = get_scheme(PROJECT, ctx.model_dir)
-        return Encoded(sentences, [scheme.encode(sentence) for sentence in sentences])
+        rows = [scheme.encode(sentence) for sentence in sentences]
+        named = sorted({t.id for tokens in rows for t in tokens if t.piece == token})
+        if not named:
+            return Encoded(sentences, rows)
+        table = ctx.models.get().table("after").lookup(named)
+        heads = {row: [float(v) for v in table[n, :ROW_HEAD]] for n, row in enumerate(named)}
+        return Encoded(sentences, rows, heads=heads, width=int(table.shape[1]))
     except (ValueError, OSError) as exc:
         return Encoded(sentences, [], say_or_model_error(ctx, exc))
 
@@ -82,6 +95,8 @@ class RowsDemo(Asking, Vertical):
         self.asked = list(config.sentences)  # the sentences, with any the learner added
         self.sentences: list[str] = []  # the sentences whose rows are on screen
         self.rows: list[list[Token]] = []
+        self.heads: dict[int, list[float]] = {}  # the named token's rows, their first numbers
+        self.width = 0  # how many numbers a row holds
         self.error = ""
         self.flows: list[Flow] = []  # each sentence's tokens as laid out on screen
 
@@ -99,8 +114,8 @@ class RowsDemo(Asking, Vertical):
         self.call_after_refresh(self._ask)
 
     def _ask(self) -> None:
-        sentences, ctx = list(self.asked), tutor_context(self)
-        self.ask(lambda: encode(ctx, sentences), self._encoded)
+        sentences, ctx, token = list(self.asked), tutor_context(self), self.config.token
+        self.ask(lambda: encode(ctx, sentences, token), self._encoded)
 
     @on(Input.Submitted, "#own")
     def _add(self, event: Input.Submitted) -> None:
@@ -112,6 +127,7 @@ class RowsDemo(Asking, Vertical):
 
     def _encoded(self, encoded: Encoded) -> None:
         self.sentences, self.rows, self.error = encoded.sentences, encoded.rows, encoded.error
+        self.heads, self.width = encoded.heads, encoded.width
         ctx = tutor_context(self)
         status = self.query_one("#status", Static)
         status.update(Content.styled(self.error, "bold $text-error") if self.error else "")
@@ -166,6 +182,19 @@ class RowsDemo(Asking, Vertical):
             elif len(rows) == 1:
                 same = ctx.t("rows.same_row_in", token=token, count=with_token, row=min(rows))
                 lines.append((same, True))
+            lines += [
+                (
+                    ctx.t(
+                        "rows.head",
+                        row=row,
+                        numbers="  ".join(number(v) for v in self.heads[row]),
+                        d=f"{self.width:,}",
+                    ),
+                    False,
+                )
+                for row in sorted(rows)
+                if row in self.heads
+            ]
             lines += [
                 (ctx.t("rows.absent", sentence=quote(ctx, sentence), token=token), False)
                 for sentence, ids in having
