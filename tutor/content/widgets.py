@@ -180,6 +180,17 @@ class MergesWidget(WidgetConfig):
     """Whether the learner may type their own text."""
 
 
+class OneStepWidget(WidgetConfig):
+    """One optimizer step of the project model on `text`: its loss before/after, rows changed."""
+
+    text: str = Field(min_length=1, max_length=100)
+    """The sentence the step trains on (1 to 100 characters)."""
+    optimizer: Literal["adam", "sgd"] = "adam"
+    """adam (as training, without weight decay) or plain sgd."""
+    editable: bool = True
+    """Whether the learner may type their own sentence."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -191,4 +202,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "analogy": AnalogyWidget,
     "training": TrainingWidget,
     "merges": MergesWidget,
+    "one-step": OneStepWidget,
 }
