@@ -32,7 +32,7 @@ async def test_both_summaries_are_shown_and_marked_under_their_lessons(
         text = shown_text(app)
         assert "批改 · token · 学习者 1/2：ada" in text
         assert "字节 BPE 从 256 种字节开始" in text
-        assert [t.key for t in app.screen.query(MarkToggle)][0] == "bytes-no-unk"
+        assert next(t.key for t in app.screen.query(MarkToggle)) == "bytes-no-unk"
         await pilot.press("space")  # bytes-no-unk: met
         await pilot.press("n")
         await pilot.pause()

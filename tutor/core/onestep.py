@@ -59,5 +59,5 @@ def one_step(ids: list[int], eot: int, model_dir: Path, optimizer: Optimizer = "
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise OneStepFailed(f"the training step did not finish: {last}", "failed", error=last)
+        raise OneStepFailed(f"the training step did not finish: {last}", "step_failed", error=last)
     return OneStep.model_validate_json(lines[-1])

@@ -96,7 +96,7 @@ class OneStepDemo(Asking, Vertical, can_focus=True):
     def _answer(self, answer: tuple[OneStep, list[str], float] | Exception) -> None:
         ctx = tutor_context(self)
         if isinstance(answer, Exception):
-            self._say(ctx.t("onestep.failed", error=say(ctx, answer)))
+            self._say(say(ctx, answer))
             return
         step, pieces, lr = answer
         others = step.vocab_size - len(step.changed_ids)
