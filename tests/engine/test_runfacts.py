@@ -67,3 +67,18 @@ def test_rare_rows_turned_no_less_than_common_ones(run: dict[str, object]) -> No
     counts = input_counts(ASSETS)
     once = cosines[(counts >= 1) & (counts <= 9)]
     assert np.mean(once) == pytest.approx(rare, abs=5e-4)
+
+
+def test_the_registry_knows_the_keys_before_measuring_and_a_prefetch_fills_them(
+    run: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tutor.core.facts import FactRegistry
+
+    monkeypatch.setenv("TUTOR_CACHE_DIR", str(tmp_path / "cold"))
+    registry = FactRegistry({}, ASSETS)
+    assert "moved.rare.cos" in registry and "moved.rare.cos" not in set(registry)
+    assert registry.pending == set(keys_for(ASSETS))
+    registry.prefetch()  # a thread measures; reading waits for it instead of measuring again
+    assert registry["moved.rare.cos"].value == run["moved.rare.cos"]
+    assert registry.pending == frozenset()
+    assert FactRegistry({}, tmp_path).pending == frozenset()  # no model there: nothing to measure

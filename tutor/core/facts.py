@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -139,6 +141,8 @@ class FactRegistry(dict[str, Fact]):
         super().__init__(facts)
         self._assets = assets
         self._pending = set(runfacts.keys_for(assets)) - facts.keys()
+        self._measuring = threading.Lock()  # one measurement, whoever asks first
+        self._prefetched = False
 
     def __missing__(self, key: str) -> Fact:
         if key not in self._pending:
@@ -159,15 +163,33 @@ class FactRegistry(dict[str, Fact]):
         """Every key, the run-time ones included, without measuring them."""
         return set(self) | self._pending
 
-    def complete(self) -> FactRegistry:
-        """The registry with its run-time facts measured (from the cache dir when kept)."""
-        from tutor.core.runfacts import runtime_facts
+    @property
+    def pending(self) -> frozenset[str]:
+        """The run-time keys not measured yet."""
+        return frozenset(self._pending)
 
-        if self._pending:
-            for fact in _parse(self._assets / RUNTIME, list(runtime_facts(self._assets))):
-                self.setdefault(fact.key, fact)
-            self._pending = set()
+    def complete(self) -> FactRegistry:
+        """The registry with its run-time facts measured (from the cache dir when kept).
+        A measurement that fails leaves them out: a page names them as unknown facts."""
+        from tutor.core.runfacts import MeasureError, runtime_facts
+
+        with self._measuring:
+            if self._pending:
+                try:
+                    measured = list(runtime_facts(self._assets))
+                except (MeasureError, OSError, subprocess.SubprocessError):
+                    measured = []
+                for fact in _parse(self._assets / RUNTIME, measured):
+                    self.setdefault(fact.key, fact)
+                self._pending = set()
         return self
+
+    def prefetch(self) -> None:
+        """Measure the run-time facts in a thread, so that the page that shows them does
+        not wait (the first time: seconds, in a child process)."""
+        if self._pending and not self._prefetched:
+            self._prefetched = True
+            threading.Thread(target=self.complete, name="run-facts", daemon=True).start()
 
 
 def load_facts(assets: Path | None = None) -> FactRegistry:
