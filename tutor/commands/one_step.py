@@ -22,7 +22,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--optimizer", choices=("sgd", "adam"), required=True)
     parser.add_argument("--lr", type=float, required=True)
     args = parser.parse_args(argv)
+    from tutor.core.live import past_the_session_ceiling
 
+    past_the_session_ceiling()
     import torch
     from safetensors.torch import load_file
 

@@ -226,7 +226,9 @@ def runtime_facts(assets: Path) -> list[dict[str, object]]:
 def main(argv: list[str]) -> int:
     """`python -m tutor.core.runfacts ASSETS`: measure and keep the run-time facts."""
     from tutor.cachefile import write_cached
+    from tutor.core.live import past_the_session_ceiling
 
+    past_the_session_ceiling()  # tokenizing the corpus peaks near 300 MB, once per cache
     assets = Path(argv[0])
     kept, key = _kept(assets)
     write_cached(kept, key, measure_run(assets))
