@@ -65,3 +65,21 @@ async def test_enter_takes_one_step_and_names_exactly_the_rows_read(
         others = scheme.vocab_size - len(read)
         assert f"其余 {others:,} 行：变化最大的一个数是 0，一点没动" in said
         assert f"输出层：{scheme.vocab_size:,} / {scheme.vocab_size:,} 行都变了" in said
+
+
+async def test_where_a_step_cannot_run_enter_says_why_in_one_sentence(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A served session without live training (as without torch) refuses in a sentence."""
+    monkeypatch.setenv("TUTOR_REMOTE", "1")
+    monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
+    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(OneStepDemo)
+        demo.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        said = demo.plain_text()
+    assert said.startswith("这里走不了这一步：这台服务器没有开放自己训练")
+    assert "\n" not in said and not demo.pending
