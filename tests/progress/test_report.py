@@ -23,6 +23,7 @@ from tests.progress.conftest import OpenStore
 from tutor.cli import main
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
+from tutor.progress.report import claim_names
 from tutor.progress.sessions import ServedSessions
 from tutor.progress.sqlite import DB_FILENAME
 
@@ -158,6 +159,10 @@ def test_the_table_speaks_chinese_by_default_and_fits_80_columns(
                 question["prompt"],
                 question["most_chosen_wrong"] or "",
             ]
+    for each in load_lessons(
+        content_dir()
+    ).lessons:  # the rubrics' claims, as the lessons word them
+        content += claim_names(each, "zh").values()
     lesson = embedding_of(data)
     assert [(m["misconception"], m["learners"]) for m in lesson["misconceptions"]] == [
         ("bigger-id-matters", 1)

@@ -42,7 +42,7 @@ def review_app(where: dict[str, object], lang: str = "zh") -> ReviewApp:
     progress = read_class(where.get("data_dir"), where.get("database"))  # type: ignore[arg-type]
     store = open_store("teacher", **where)  # type: ignore[arg-type]
     learners = answers_to_review(lesson, progress, {})
-    return ReviewApp(lesson, learners, store, lang, animate=False)  # type: ignore[arg-type]
+    return ReviewApp([lesson], learners, store, lang, animate=False)  # type: ignore[arg-type]
 
 
 def shown_text(app: ReviewApp) -> str:

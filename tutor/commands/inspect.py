@@ -161,7 +161,11 @@ def _facts(args: argparse.Namespace) -> int:
     from tutor.core.facts import fact_named, format_value, load_facts
 
     registry = load_facts()
-    facts = [fact_named(registry, args.key)] if args.key is not None else list(registry.values())
+    facts = (
+        [fact_named(registry, args.key)]
+        if args.key is not None
+        else list(registry.complete().values())
+    )
     if args.json:
         print_json(
             [f.model_dump(include={"key", "value", "unit", "evidence", "source"}) for f in facts]

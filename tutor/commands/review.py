@@ -10,24 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tutor.content.models import Lesson
-    from tutor.progress.classview import ClassProgress
 
 # the store's own learner id: the review writes only other learners' marks
 REVIEWER = "teacher"
-
-
-def _lesson_to_review(lessons: list[Lesson], progress: ClassProgress) -> Lesson | None:
-    """The first lesson with something to mark (a summary form or a text question) that
-    someone has begun, else the first with something to mark, else the first lesson."""
-    from tutor.content.grade import gradable_items
-
-    gradable = [lesson for lesson in lessons if gradable_items(lesson)]
-    answered = [lesson for lesson in gradable if progress.learners(lesson.id)]
-    return next(iter(answered or gradable or lessons), None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,12 +25,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(read, int):
         return read
     progress, lessons, names, _source = read
-    lesson = _lesson_to_review(lessons, progress)
-    if lesson is None:
+    if not lessons:
         print(speaker.t("review.no_lessons"), file=sys.stderr)
         return 2
     from tutor.progress.opening import open_store
-    from tutor.progress.review import answers_to_review
+    from tutor.progress.review import answers_for_course
     from tutor.progress.store import StoreError, default_data_dir, default_database
     from tutor.words.refusals import why_not_saved
 
@@ -64,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         from tutor.commands.app import threads_crash_into
         from tutor.tui.review import ReviewApp
 
-        app = ReviewApp(lesson, answers_to_review(lesson, progress, names), store, lang)
+        app = ReviewApp(lessons, answers_for_course(lessons, progress, names), store, lang)
         with threads_crash_into(app):
             app.run()
         crash = app.crashed

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tutor.commands.train import check_out_dir, read_corpus
-from tutor.core.live import CORPUS_ENV, STEPS, WIDTHS, Failed, Finished, Reached, Started
+from tutor.core.live import (
+    CORPUS_ENV,
+    STEPS,
+    WIDTHS,
+    Failed,
+    Finished,
+    Reached,
+    Started,
+    past_the_session_ceiling,
+)
 from tutor.core.trajectory import Checkpoint
 
 
@@ -42,15 +51,6 @@ def _die_with_parent(parent: int) -> None:
         sys.exit(1)
 
 
-def _past_the_session_ceiling() -> None:
-    """A served session's memory ceiling (tutor.serve.child) bounds the app; a run holds
-    about 0.9 GB for torch and is counted by `tutor serve --live-training N` instead."""
-    import resource
-
-    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
-
-
 def main(argv: Sequence[str]) -> int:
     """The child: train, stream checkpoints, write the model directory."""
     parser = argparse.ArgumentParser(prog="python -m tutor.commands.train_live")
@@ -61,7 +61,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
     _die_with_parent(args.parent)
-    _past_the_session_ceiling()
+    past_the_session_ceiling()
     with contextlib.suppress(OSError):
         os.nice(5)  # the learner's keys come first
     try:

@@ -29,7 +29,7 @@ class EngineChecks:
         try:
             from tutor.core.facts import load_facts
 
-            self._fact_keys = set(load_facts(self._facts_dir))
+            self._fact_keys = load_facts(self._facts_dir).known_keys()
         except (ImportError, OSError, ValueError) as error:
             message = f"cannot check fact keys, the facts did not load: {error}"
             self._facts_error = message, "facts_not_loaded", {"error": str(error)}

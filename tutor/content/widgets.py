@@ -194,6 +194,17 @@ class UnseenWidget(WidgetConfig):
     """How many never-seen pieces to show with the merge that takes them in (1 to 8)."""
 
 
+class OneStepWidget(WidgetConfig):
+    """One optimizer step of the project model on `text`: its loss before/after, rows changed."""
+
+    text: str = Field(min_length=1, max_length=100)
+    """The sentence the step trains on (1 to 100 characters)."""
+    optimizer: Literal["adam", "sgd"] = "adam"
+    """adam (as training, without weight decay) or plain sgd."""
+    editable: bool = True
+    """Whether the learner may type their own sentence."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -206,4 +217,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "training": TrainingWidget,
     "merges": MergesWidget,
     "unseen": UnseenWidget,
+    "one-step": OneStepWidget,
 }

@@ -3,13 +3,16 @@
 Prose never types a number: it names a fact key, and the fact says whether the number is
 proven, measured on our artifacts (source = the `tutor` command that reproduces it), or
 cited (source = the paper, model card or config). Measured facts come from the assets
-build (facts.json); proven and cited ones are kept by hand (cited_facts.yaml).
+build (facts.json) or are measured on the shipped artifacts at run time (tutor.core.runfacts,
+kept in the cache dir); proven and cited ones are kept by hand (cited_facts.yaml).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -25,6 +28,7 @@ CITED_FILE = "cited_facts.yaml"
 # the last cited file's parse, kept by its content: the YAML library is about 2 MB of a
 # learner's memory, and the file changes only when an author edits it
 PARSED_CITED = "cited-facts.json"
+RUNTIME = "(run-time facts: tutor.core.runfacts)"  # where a run-time fact's problem is said
 
 Evidence = Literal["proof", "measured", "cited"]
 Lang = Literal["zh", "en"]
@@ -113,7 +117,7 @@ def _parse(path: Path, items: list[object]) -> list[Fact]:
 
 
 @cache
-def _load(assets: Path) -> dict[str, Fact]:
+def _load(assets: Path) -> FactRegistry:
     registry: dict[str, Fact] = {}
     origin: dict[str, Path] = {}
     for path in (assets / MEASURED_FILE, assets / CITED_FILE):
@@ -124,10 +128,72 @@ def _load(assets: Path) -> dict[str, Fact]:
                 )
             registry[fact.key] = fact
             origin[fact.key] = path
-    return registry
+    return FactRegistry(registry, assets)
 
 
-def load_facts(assets: Path | None = None) -> dict[str, Fact]:
+class FactRegistry(dict[str, Fact]):
+    """Every fact by key. The run-time facts (tutor.core.runfacts) are known by key from the
+    start but measured the first time one is read: measuring takes seconds and a few hundred
+    MB in a child process, and most pages never ask for them."""
+
+    def __init__(self, facts: dict[str, Fact], assets: Path) -> None:
+        from tutor.core import runfacts
+
+        super().__init__(facts)
+        self._assets = assets
+        self._pending = set(runfacts.keys_for(assets)) - facts.keys()
+        self._measuring = threading.Lock()  # one measurement, whoever asks first
+        self._prefetched = False
+
+    def __missing__(self, key: str) -> Fact:
+        if key not in self._pending:
+            raise KeyError(key)
+        self.complete()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._pending
+
+    def get(self, key: str, default: Fact | None = None) -> Fact | None:  # type: ignore[override]
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def known_keys(self) -> set[str]:
+        """Every key, the run-time ones included, without measuring them."""
+        return set(self) | self._pending
+
+    @property
+    def pending(self) -> frozenset[str]:
+        """The run-time keys not measured yet."""
+        return frozenset(self._pending)
+
+    def complete(self) -> FactRegistry:
+        """The registry with its run-time facts measured (from the cache dir when kept).
+        A measurement that fails leaves them out: a page names them as unknown facts."""
+        from tutor.core.runfacts import MeasureError, runtime_facts
+
+        with self._measuring:
+            if self._pending:
+                try:
+                    measured = list(runtime_facts(self._assets))
+                except (MeasureError, OSError, subprocess.SubprocessError):
+                    measured = []
+                for fact in _parse(self._assets / RUNTIME, measured):
+                    self.setdefault(fact.key, fact)
+                self._pending = set()
+        return self
+
+    def prefetch(self) -> None:
+        """Measure the run-time facts in a thread, so that the page that shows them does
+        not wait (the first time: seconds, in a child process)."""
+        if self._pending and not self._prefetched:
+            self._prefetched = True
+            threading.Thread(target=self.complete, name="run-facts", daemon=True).start()
+
+
+def load_facts(assets: Path | None = None) -> FactRegistry:
     """Every fact by key, from facts.json and cited_facts.yaml in `assets` (default: shipped).
 
     Cached per folder; the dict is shared, so callers must not modify it.
@@ -137,9 +203,10 @@ def load_facts(assets: Path | None = None) -> dict[str, Fact]:
 
 def fact_named(registry: dict[str, Fact], key: str) -> Fact:
     """The fact `key` of `registry`; FactsError `unknown_fact` if it has none."""
-    if key not in registry:
+    fact = registry.get(key)
+    if fact is None:
         raise FactsError(f"no fact {key!r}; `tutor facts` lists them all", "unknown_fact", fact=key)
-    return registry[key]
+    return fact
 
 
 def _number(value: int | float, unit: str) -> str:

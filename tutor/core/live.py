@@ -114,6 +114,16 @@ LiveMessage = Annotated[Started | Reached | Finished | Failed, Field(discriminat
 _MESSAGE = TypeAdapter(LiveMessage)
 
 
+def past_the_session_ceiling() -> None:
+    """In a child process of the app: lift a served session's memory ceiling (tutor.serve
+    .child), which bounds the app; torch alone holds about 0.9 GB, and the server counts
+    such runs by `tutor serve --live-training N` instead."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (hard, hard))
+
+
 def torch_available() -> bool:
     """Whether the train extra is installed, found without importing torch."""
     return importlib.util.find_spec("torch") is not None

@@ -29,9 +29,12 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class LearnerAnswers:
+    """One learner's answers in one lesson: what the teacher marks on one screen."""
+
     learner: str
     name: str  # as written; shown through tutor.core.printable
     answers: list[Answer] = field(default_factory=list)
+    lesson: str = ""
 
 
 def answers_to_review(
@@ -62,5 +65,16 @@ def answers_to_review(
             marks = progress.teacher_marks.get((learner, lesson.id, item), TeacherMarks())
             answers.append(Answer(item, texts[item], grade(rubric_for(lesson, item), whole), marks))
         if answers:
-            found.append(LearnerAnswers(learner, display_name(learner, names), answers))
+            name = display_name(learner, names)
+            found.append(LearnerAnswers(learner, name, answers, lesson.id))
     return sorted(found, key=lambda one: (one.name.casefold(), one.learner))
+
+
+def answers_for_course(
+    lessons: list[Lesson], progress: ClassProgress, names: dict[str, str]
+) -> list[LearnerAnswers]:
+    """Every learner's answers in every lesson: by learner, then in the course's order, so
+    a learner's summaries of two lessons are marked one after the other."""
+    found = [entry for lesson in lessons for entry in answers_to_review(lesson, progress, names)]
+    order = {lesson.id: at for at, lesson in enumerate(lessons)}
+    return sorted(found, key=lambda one: (one.name.casefold(), one.learner, order[one.lesson]))

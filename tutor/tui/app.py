@@ -363,7 +363,26 @@ class TutorApp(QuietCrashApp):
             needs = "、".join(state.waiting_for)
             self.notify(t("home.prerequisite_note", self.lang, needs=needs))
         number = page or self.ctx.store.lesson_page(lesson.id) or lesson.pages[0].number
+        self._prefetch_facts(lesson.id)
         self.open_page(lesson.id, number)
+
+    def _prefetch_facts(self, lesson_id: str) -> None:
+        """Start measuring the run-time facts (tutor.core.runfacts) when a lesson that
+        quotes one opens: its page with them then opens at once."""
+        facts = self.ctx.facts
+        pending = getattr(facts, "pending", frozenset())
+        if not pending:
+            return
+        from tutor.content.prose import find_fact_refs
+
+        for path in sorted((Path(self.content_root) / lesson_id).glob("*.md")):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, ValueError):
+                continue
+            if any(ref.key in pending for ref in find_fact_refs(text)):
+                facts.prefetch()  # type: ignore[attr-defined]
+                return
 
     def open_page(self, lesson_id: str, number: int) -> None:
         if self.content is None:

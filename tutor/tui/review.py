@@ -27,7 +27,7 @@ class ReviewApp(QuietCrashApp):
 
     def __init__(
         self,
-        lesson: Lesson,
+        lessons: list[Lesson],
         learners: list[LearnerAnswers],
         store: ProgressStore,
         lang: Lang = "zh",
@@ -37,7 +37,7 @@ class ReviewApp(QuietCrashApp):
         cjk_wrap.install()  # learners write mostly Chinese
         super().__init__()
         self.ctx = TutorContext(lang, store)
-        self.lesson = lesson
+        self.lessons = lessons
         self.learners = learners
         self.title = t("review.app_title", lang)
         if not animate:
@@ -46,4 +46,4 @@ class ReviewApp(QuietCrashApp):
     def get_default_screen(self) -> Screen:
         from tutor.tui.screens.review import ReviewScreen
 
-        return ReviewScreen(self.lesson, self.learners)
+        return ReviewScreen(self.lessons, self.learners)

@@ -48,6 +48,7 @@ WIDGET_CLASSES: dict[str, str] = {
     "training": "tutor.tui.widgets.training:TrainingRun",
     "merges": "tutor.tui.widgets.merge_stepper:MergeStepper",
     "unseen": "tutor.tui.widgets.unseen:UnseenTokensView",
+    "one-step": "tutor.tui.widgets.one_step:OneStepDemo",
 }
 
 

@@ -49,9 +49,10 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "leave_field", show=False),
     ]
 
-    def __init__(self, lesson: Lesson, learners: list[LearnerAnswers]) -> None:
+    def __init__(self, lessons: list[Lesson], learners: list[LearnerAnswers]) -> None:
+        """`learners`: one entry per learner and lesson (tutor.progress.review)."""
         super().__init__()
-        self.lesson = lesson
+        self.lessons = {lesson.id: lesson for lesson in lessons}
         self.learners = learners
         self.at = 0
         self._pending: dict[str, TeacherMarks] = {}  # comments typed, not saved yet
@@ -79,16 +80,18 @@ class ReviewScreen(Screen[None]):
     def _markings(self) -> list[ItemMarking] | list[Static]:
         if not self.learners:
             return [Static(tutor_context(self).t("review.nobody"))]
-        return [ItemMarking(self.lesson, answer) for answer in self.learners[self.at].answers]
+        shown = self.learners[self.at]
+        return [ItemMarking(self.lessons[shown.lesson], answer) for answer in shown.answers]
 
     def _show_title(self) -> None:
         ctx = tutor_context(self)
         if not self.learners:
-            title = ctx.t("review.title_empty", lesson=self.lesson.id)
+            title = ctx.t("review.title_empty", lesson=", ".join(self.lessons))
         else:
             name = printable(self.learners[self.at].name)
             total = len(self.learners)
-            title = ctx.t("review.title", lesson=self.lesson.id, n=self.at + 1, total=total)
+            lesson = self.learners[self.at].lesson
+            title = ctx.t("review.title", lesson=lesson, n=self.at + 1, total=total)
             title = f"{title}{name}"
         self.query_one("#review-title", Static).update(Content(title))
 
@@ -144,9 +147,9 @@ class ReviewScreen(Screen[None]):
 
     def _save(self, item: str, marks: TeacherMarks) -> None:
         ctx = tutor_context(self)
-        learner = self.learners[self.at].learner
+        shown = self.learners[self.at]
         try:
-            ctx.store.save_teacher_marks(learner, self.lesson.id, item, marks)
+            ctx.store.save_teacher_marks(shown.learner, shown.lesson, item, marks)
         except (*store_errors(ctx.store), StoreError) as exc:
             from tutor.words.refusals import why_not_saved
 

@@ -1,0 +1,85 @@
+"""The one-training-step demonstration on the numbers lesson's page, by keyboard: Enter
+takes a real step in a child process and the page says which rows moved."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from tutor.content import load_lessons
+from tutor.core.live import torch_available
+from tutor.core.model import open_model
+from tutor.core.paths import content_dir
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.one_step import OneStepDemo
+
+from .conftest import settle, until
+
+LESSON = "numbers"
+SENTENCE = "小明把苹果给了小王"
+
+
+def one_step_page() -> int:
+    lesson = load_lessons(content_dir()).lesson(LESSON)
+    assert lesson is not None
+    return next(
+        page.number
+        for page in lesson.pages
+        for block in page.body_blocks
+        if getattr(block, "widget", None) == "one-step"
+    )
+
+
+async def test_before_enter_the_demo_only_says_what_enter_does(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(OneStepDemo)
+        assert demo.plain_text().startswith("按 Enter 用这句话训练模型一步")
+        assert not demo.pending  # nothing started: torch is not imported on mount
+
+
+@pytest.mark.slow  # imports torch in a child process
+@pytest.mark.skipif(not torch_available(), reason="needs the train extra (torch)")
+async def test_enter_takes_one_step_and_names_exactly_the_rows_read(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    scheme = open_model().scheme
+    read = {scheme.single_id("<|endoftext|>"), *(t.id for t in scheme.encode(SENTENCE))}
+    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(OneStepDemo)
+        demo.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "loss" in demo.plain_text())
+        said = demo.plain_text()
+        before, after = map(float, re.search(r"loss：([\d.]+) → ([\d.]+)", said).groups())
+        assert after < before
+        assert f"输入表：变了 {len(read)} 行，正是这句话读到的 {len(read)} 个不同 token" in said
+        assert {int(id) for id in re.findall(r"\((\d+)\)", said)} == read
+        others = scheme.vocab_size - len(read)
+        assert f"其余 {others:,} 行：变化最大的一个数是 0，一点没动" in said
+        assert f"输出层：{scheme.vocab_size:,} / {scheme.vocab_size:,} 行都变了" in said
+
+
+async def test_where_a_step_cannot_run_enter_says_why_in_one_sentence(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A served session without live training (as without torch) refuses in a sentence."""
+    monkeypatch.setenv("TUTOR_REMOTE", "1")
+    monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
+    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        demo = app.screen.query_one(OneStepDemo)
+        demo.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        said = demo.plain_text()
+    assert said.startswith("这里走不了这一步：这台服务器没有开放自己训练")
+    assert "\n" not in said and not demo.pending

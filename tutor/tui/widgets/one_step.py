@@ -1,0 +1,137 @@
+"""One training step, looked at: the project model takes one optimizer step on a sentence
+and the learner sees the loss before and after and which rows moved.
+
+Why a real step and not a picture: "only the rows the batch read are pushed" is a claim
+about gradients, and the step shows it on the model itself: the sentence's rows change,
+every other input row changes by exactly 0, every output row changes. torch runs only in
+a child process (tutor.core.onestep), started when the learner presses Enter.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, Static
+
+from tutor.tui.context import tutor_context
+from tutor.tui.widgets.asking import Asking, still_shown
+from tutor.tui.widgets.field import TextField, started_text
+from tutor.tui.widgets.token_strip import visible_piece
+from tutor.tui.widgets.update import update_in_place
+from tutor.words.refusals import say
+
+if TYPE_CHECKING:
+    from tutor.content.widgets import OneStepWidget
+    from tutor.core.onestep import OneStep
+
+
+def take_step(text: str, optimizer: str) -> tuple[OneStep, list[str], float] | Exception:
+    """One step on `text` with the shipped project model: the result, the pieces of the
+    rows it read, and the learning rate; or the refusal to show."""
+    import json
+
+    from tutor.core.model import open_model
+    from tutor.core.onestep import SGD_LR, OneStepFailed, one_step
+    from tutor.core.tokenize import TokenizeError
+
+    model = open_model()
+    try:
+        ids = [token.id for token in model.scheme.encode(text)]
+        eot = model.scheme.single_id("<|endoftext|>")
+        step = one_step(ids, eot, model.path, optimizer)  # type: ignore[arg-type]
+    except (TokenizeError, OneStepFailed, OSError) as refusal:
+        return refusal
+    config = json.loads((model.path / "config.json").read_text(encoding="utf-8"))
+    pieces = [visible_piece(model.scheme.id_to_piece(id)) for id in step.changed_ids]
+    return step, pieces, config["lr"] if optimizer == "adam" else SGD_LR
+
+
+class OneStepDemo(Asking, Vertical, can_focus=True):
+    """Enter takes one step on the sentence in the field; the result replaces the hint."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "step", "key.one_step", key_display="Enter"),
+    ]
+
+    DEFAULT_CSS = """
+    OneStepDemo { height: auto; padding: 0 0 1 0; }
+    OneStepDemo:focus #result { text-style: bold; }
+    """
+
+    def __init__(self, config: OneStepWidget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.config = config
+        self.said = ""
+
+    def compose(self) -> ComposeResult:
+        ctx = tutor_context(self)
+        yield TextField(
+            value=started_text(self, "text", self.config.text),
+            placeholder=ctx.t("tokens.input"),
+            disabled=not self.config.editable,
+            id="text",
+        )
+        yield Static(Content.styled(ctx.t("onestep.hint"), "dim"), id="result")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_step()
+
+    def action_step(self) -> None:
+        from tutor.core.live import why_not
+
+        ctx = tutor_context(self)
+        reason = why_not()
+        if reason is not None:
+            self._say(ctx.t("onestep.unavailable", reason=say(ctx, reason, "train.why")))
+            return
+        text, optimizer = self.query_one("#text", Input).value, self.config.optimizer
+        self._say(ctx.t("onestep.working"))
+        self.ask(lambda: take_step(text, optimizer), self._answer)
+
+    def _answer(self, answer: tuple[OneStep, list[str], float] | Exception) -> None:
+        ctx = tutor_context(self)
+        if isinstance(answer, Exception):
+            self._say(say(ctx, answer))
+            return
+        step, pieces, lr = answer
+        others = step.vocab_size - len(step.changed_ids)
+        still = "onestep.others" if step.others_max == 0 else "onestep.others_moved"
+        rows = " ".join(
+            f"{piece}({id})" for piece, id in zip(pieces, step.changed_ids, strict=True)
+        )
+        self._say(
+            "\n".join(
+                [
+                    ctx.t(
+                        "onestep.loss",
+                        before=f"{step.loss_before:.3f}",
+                        after=f"{step.loss_after:.3f}",
+                        optimizer={"adam": "Adam", "sgd": "SGD"}[self.config.optimizer],
+                        lr=lr,
+                    ),
+                    ctx.t(
+                        "onestep.rows",
+                        changed=len(step.changed_ids),
+                        read=len(step.read_ids),
+                        tokens=rows,
+                    ),
+                    ctx.t(still, others=f"{others:,}", largest=f"{step.others_max:g}"),
+                    ctx.t(
+                        "onestep.head", head=f"{step.head_changed:,}", vocab=f"{step.vocab_size:,}"
+                    ),
+                ]
+            )
+        )
+
+    def _say(self, text: str) -> None:
+        self.said = text
+        if still_shown(self):
+            update_in_place(self.query_one("#result", Static), text)
+
+    def plain_text(self) -> str:
+        return self.said or tutor_context(self).t("onestep.hint")
