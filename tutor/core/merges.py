@@ -22,7 +22,6 @@ from tutor.core.paths import tokenizers_dir
 from tutor.core.tokenize import TokenizeError, check_text, get_scheme, shared_tokenizer
 
 MAX_WALK_CHARS = 200  # ~600 bytes: every step keeps the whole text, and a screen shows it
-UNSEEN_BATCH_LINES = 4096  # lines of the training text tokenized at once by unseen_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,26 +155,19 @@ class UnseenTokens:
 def unseen_tokens(examples: int = 3) -> UnseenTokens:
     """Count the project tokenizer's IDs in the project model's training text (as the
     build measures `rows.never_seen_share`: each line, then the end-of-text token) and sort
-    the never-seen ones by why. Reads the 5 MB corpus once a process: seconds."""
+    the never-seen ones by why. The counts are the run-time facts' (tutor.core.runfacts):
+    measured once per set of artifacts in a child process, then read from the cache dir."""
     import numpy as np
 
-    from tutor.core.paths import corpus_dir, default_model_dir
+    from tutor.core.paths import assets_dir
+    from tutor.core.runfacts import MODEL, runtime_input_counts
     from tutor.core.tokenize import PROJECT, piece_bytes
 
-    path = default_model_dir() / "tokenizer.json"
-    rules, scheme = _rules(path), get_scheme(PROJECT)
+    assets = assets_dir()
+    rules, scheme = _rules(assets / MODEL / "tokenizer.json"), get_scheme(PROJECT)
     reserved = scheme.reserved_ids
-    text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip()]
     vocab = rules.tokenizer.get_vocab_size()
-    counts = np.zeros(vocab, dtype=np.int64)
-    # a few thousand lines at a time: the encodings of the whole text would hold hundreds
-    # of MB at once, in a served session too
-    for start in range(0, len(lines), UNSEEN_BATCH_LINES):
-        encodings = rules.tokenizer.encode_batch(lines[start : start + UNSEEN_BATCH_LINES])
-        ids = np.fromiter((i for enc in encodings for i in enc.ids), dtype=np.int64)
-        counts += np.bincount(ids, minlength=vocab)[:vocab]
-    counts[rules.tokenizer.token_to_id("<|endoftext|>")] += len(lines)
+    counts = np.asarray(runtime_input_counts(assets), dtype=np.int64)[:vocab]
     pieces = {id: scheme.id_to_piece(id) for id in range(vocab)}
     # id -> the merge that takes it in most often in the text:
     # ((-count, rank), partner, merged, whether the id is the left part)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tutor.core.hf import BEFORE_FILE
 
@@ -34,7 +34,7 @@ BANDS = (
 )
 PERMUTATIONS = 200
 SOURCE = "tutor facts --key {key}"
-VERSION = 1  # bump when a figure's definition changes
+VERSION = 2  # bump when a figure's definition changes
 
 
 class MeasureError(ValueError):
@@ -176,11 +176,6 @@ def _loss_facts(assets: Path) -> list[dict[str, object]]:
     ]
 
 
-def measure_run(assets: Path) -> list[dict[str, object]]:
-    """Every run-time fact of `assets`, computed now."""
-    return _loss_facts(assets) + _band_facts(input_counts(assets), row_cosines(assets))
-
-
 def keys_for(assets: Path) -> list[str]:
     """The run-time fact keys `assets` has (none without the project model or corpus)."""
     if _inputs(assets) is None:
@@ -201,7 +196,22 @@ def _kept(assets: Path) -> tuple[Path, str]:
 
 
 def runtime_facts(assets: Path) -> list[dict[str, object]]:
-    """The run-time facts of `assets`, from the cache dir when these artifacts were measured
+    """The run-time facts of `assets` (see `_measured`)."""
+    if _inputs(assets) is None:
+        return []
+    return _measured(assets)["facts"]
+
+
+def runtime_input_counts(assets: Path) -> list[int]:
+    """How often each token ID is read as an input in training (`input_counts`), kept
+    with the facts: the pages that sort tokens by it need not tokenize the corpus again."""
+    if _inputs(assets) is None:
+        raise MeasureError(f"{assets} has no project model and corpus to count tokens in")
+    return _measured(assets)["input_counts"]
+
+
+def _measured(assets: Path) -> dict[str, Any]:
+    """What the child process keeps, from the cache dir when these artifacts were measured
     before, else measured now in a child process (tokenizing the corpus peaks near 300 MB,
     which the learner's process should not carry). MeasureError if it cannot measure."""
     import subprocess
@@ -209,8 +219,6 @@ def runtime_facts(assets: Path) -> list[dict[str, object]]:
 
     from tutor.cachefile import read_cached
 
-    if _inputs(assets) is None:
-        return []
     kept, key = _kept(assets)
     data = read_cached(kept, key)
     if data is None:
@@ -231,7 +239,9 @@ def main(argv: list[str]) -> int:
     past_the_session_ceiling()  # tokenizing the corpus peaks near 300 MB, once per cache
     assets = Path(argv[0])
     kept, key = _kept(assets)
-    write_cached(kept, key, measure_run(assets))
+    counts = input_counts(assets)
+    facts = _loss_facts(assets) + _band_facts(counts, row_cosines(assets))
+    write_cached(kept, key, {"facts": facts, "input_counts": counts.tolist()})
     return 0
 
 

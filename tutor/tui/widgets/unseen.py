@@ -4,11 +4,13 @@ The lesson states the share (`rows.never_seen_share`, measured by the build); th
 counts the same never-seen IDs in the shipped tokenizer and training text and sorts them:
 pieces a later merge always takes in (with examples: the piece, its partner, the token
 they make and how often the text holds it), English pieces, single bytes, the rest. The
-count takes seconds (the 5 MB text is tokenized once a process), so it runs in a worker.
+counts come with the run-time facts (tutor.core.runfacts: seconds in a child process the
+first time, then a small file in the cache dir), so it runs in a worker.
 """
 
 from __future__ import annotations
 
+import subprocess
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -31,7 +33,7 @@ def count(ctx: TutorContext, examples: int) -> UnseenTokens | str:
 
     try:
         return unseen_tokens(examples)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, subprocess.SubprocessError) as exc:
         return say_or_model_error(ctx, exc)
 
 
