@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal, NoReturn
 
 from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
+from tutor.words import cjk
 
 SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
@@ -70,7 +71,7 @@ class _Formatter(argparse.HelpFormatter):
     def __init__(self, prog: str, usage: str = "usage: ") -> None:
         super().__init__(prog)
         self._usage = usage
-        self._width -= _columns(usage) - len(usage)  # argparse counts 用法： as 3 columns
+        self._width -= cjk.columns(usage) - len(usage)  # argparse counts 用法： as 3 columns
 
     def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
         super().add_usage(usage, actions, groups, self._usage if prefix is None else prefix)
@@ -78,34 +79,12 @@ class _Formatter(argparse.HelpFormatter):
     def _split_lines(self, text: str, width: int) -> list[str]:
         """Lines of at most `width` terminal columns: a Chinese character takes two (argparse
         counts one), and a line may break between any two of them."""
-        if not _WIDE.search(text):
+        if not cjk.has_cjk(text):
             return super()._split_lines(text, width)
-        lines, line = [], ""
-        for piece in _CHUNK.findall(text.strip()):
-            piece = " " if piece.isspace() else piece
-            if line and _columns(line + piece) > width:
-                lines.append(line.rstrip())
-                line = "" if piece == " " else piece
-            else:
-                line += piece
-        return [*lines, line.rstrip()] if line else lines
+        return cjk.split_lines(text, width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
-
-
-_WIDE = re.compile(r"[\u2e80-\uffef]")
-# A line breaks between chunks: a Chinese character with the opening brackets before it
-# and the closing punctuation after it, a run of other text with its closing punctuation,
-# or spaces (so "，" or "）" never starts a line, and "（" never ends one).
-_OPEN, _CLOSE = "「『（《“", "、。，：；？！」』）》”…"
-_CHUNK = re.compile(
-    rf"[{_OPEN}]*[^\s\u2e80-\uffef]+[{_CLOSE}]*|[{_OPEN}]*[\u2e80-\uffef][{_CLOSE}]*|\s+"
-)
-
-
-def _columns(text: str) -> int:
-    return sum(2 if _WIDE.match(ch) else 1 for ch in text)
 
 
 class Parser(argparse.ArgumentParser):
