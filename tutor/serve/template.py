@@ -37,7 +37,6 @@ import array
 import asyncio
 import contextlib
 import fcntl
-import gc
 import io
 import json
 import logging
@@ -51,6 +50,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tutor import tuning
 from tutor.serve.process import (
     CRASH_FD,
     base_environment,
@@ -255,7 +255,7 @@ class _Template:
             os.environ.clear()
             os.environ.update(env)
             limit_memory()
-            gc.enable()
+            tuning.restore_collection()
             code = end_session(args, session_entry)
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
@@ -320,9 +320,9 @@ def main(argv: Sequence[str]) -> int:
 
         global session_entry
         session_entry = load(argv[1])
-    gc.disable()
+    tuning.pause_collection()
     preload(argv[split + 1 :])
-    gc.freeze()  # the sessions' shared pages: no collection in them scans these again
+    tuning.share_with_forks()
     _send(control, {"ready": True})
     return _Template(control, fresh).run()
 
