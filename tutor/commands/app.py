@@ -58,7 +58,7 @@ def threads_crash_into(app: QuietCrashApp) -> Iterator[None]:
     (its input thread sees the end too)."""
     import threading
 
-    from textual.drivers._writer_thread import WriterThread
+    from tutor.tui.compat import WriterThread
 
     def crashed(hook: threading.ExceptHookArgs) -> None:
         error = hook.exc_value

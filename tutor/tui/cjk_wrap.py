@@ -7,7 +7,7 @@ then folded wherever the width runs out, even before a "，".
 
 Where a line may break is tutor.words.cjk's, shared with the command line's help.
 
-The hook is private, two module-level patterns read on every call:
+The hook is private (tutor.tui.compat), two module-level patterns read on every call:
 - `rich._wrap.re_word`, read by `rich._wrap.divide_line`, which Textual's `Content` (so
   Static, Label, Markdown, OptionList) and Rich's `Text.wrap` use;
 - `textual._wrap.re_chunk`, read by `textual._wrap.chunks`, which TextArea's soft wrap uses.
@@ -21,9 +21,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-import rich._wrap
-import textual._wrap
-
+from tutor.tui import compat
 from tutor.words.cjk import CHUNK
 
 RICH_WORD = re.compile(rf"\s*{CHUNK}")
@@ -55,5 +53,4 @@ TEXTUAL_CHUNK = CompiledOnFirstUse(rf"{CHUNK}|\s+")
 
 def install() -> None:
     """Make every wrapper in this process break CJK text per character; safe to repeat."""
-    rich._wrap.re_word = RICH_WORD
-    textual._wrap.re_chunk = TEXTUAL_CHUNK
+    compat.install_wrap_patterns(RICH_WORD, TEXTUAL_CHUNK)
