@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES, MEMORY_VARIABLE
+from tutor.serve.config import DEFAULT_SESSION_MEMORY_MB
 from tutor.serve.identity import Identity
 from tutor.serve.process import (
     CRASH_FD,
@@ -53,11 +54,6 @@ MAX_PENDING = 1024 * 1024
 # every signal a child may have inherited as ignored or handled goes back to its default
 # (SIGHUP ignored under nohup kept children looping on a dead pty)
 _RESETTABLE_SIGNALS = signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}
-# The most memory one session's tutor may take (its data: heap and private mappings, not
-# the shared model files it maps). A session measured 105 MB at the lesson list and at
-# most 220 MB through every page; past the ceiling an allocation fails, and the tutor ends
-# with the crash path's sentence for it (tutor.crash) instead of taking the server's memory.
-DEFAULT_SESSION_MEMORY_MB = 1024
 
 
 def child_argv(app_args: Sequence[str], learner_id: str) -> list[str]:
