@@ -22,6 +22,7 @@ import pyte
 import pytest
 import pytest_asyncio
 
+from tutor.commands.session import ENTRY, PRELOAD
 from tutor.serve.config import ServeConfig
 from tutor.serve.server import TutorServer
 
@@ -94,7 +95,14 @@ def own_child_pids() -> list[int]:
 
 
 def make_config(data_dir: Path, **changes: object) -> ServeConfig:
-    config = ServeConfig(data_dir=data_dir, port=0, open=True, app_args=APP_ARGS)
+    config = ServeConfig(
+        data_dir=data_dir,
+        port=0,
+        open=True,
+        app_args=APP_ARGS,
+        session_entry=ENTRY,
+        session_preload=PRELOAD,
+    )
     return replace(config, **changes)  # type: ignore[arg-type]
 
 

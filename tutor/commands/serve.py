@@ -92,6 +92,7 @@ async def _serve(config: ServeConfig) -> int:
 def config_from(args: argparse.Namespace, session_entry: str | None = None) -> ServeConfig | str:
     """The server's settings from `tutor serve`'s options (one per ServeConfig field that
     says it is one), or why they cannot be."""
+    from tutor.commands.session import ENTRY, PRELOAD
     from tutor.progress.store import (
         StoreError,
         check_database_url,
@@ -120,7 +121,12 @@ def config_from(args: argparse.Namespace, session_entry: str | None = None) -> S
             check_database_url(given["database"])
         except StoreError as exc:
             return f"--database: {exc}"
-    return ServeConfig(**given, app_args=_app_args(args), session_entry=session_entry)
+    return ServeConfig(
+        **given,
+        app_args=_app_args(args),
+        session_entry=session_entry or ENTRY,
+        session_preload=PRELOAD,
+    )
 
 
 def run(args: argparse.Namespace, session_entry: str | None = None) -> int:

@@ -124,9 +124,12 @@ class ServeConfig:
     session_start: str = field(
         default="fork", metadata=_option("cli.opt.serve.session_start", choices=("fork", "spawn"))
     )
-    # what a forked session runs instead of the tutor, `module:function` (template.py);
-    # benchmarks measure the server's own share with a yardstick here
-    session_entry: str | None = None
+    # what a session runs with `tutor`'s arguments, and what its template loads first,
+    # both `module:function` from the command that serves (tutor.commands.session: serve
+    # imports nothing above it); benchmarks measure the server's own share with a
+    # yardstick as the entry
+    session_entry: str = ""
+    session_preload: str = ""
 
 
 @dataclass(frozen=True, slots=True)
