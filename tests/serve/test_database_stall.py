@@ -21,8 +21,9 @@ import asyncssh
 import pytest
 
 from tests.postgres import PostgresServer, scalar
-from tests.serve.conftest import Terminal, make_config, wait_until
+from tests.serve.conftest import Terminal, make_config
 from tests.serve.test_two_nodes import open_sessions, start_node
+from tests.waits import wait_until
 from tutor.serve.identity import Identity
 from tutor.serve.server import TutorServer
 

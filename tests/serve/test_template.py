@@ -28,9 +28,9 @@ from tests.serve.conftest import (
     session_pids_of,
     start_cli,
     stat_fields,
-    wait_until,
 )
 from tests.serve.standin import MARK
+from tests.waits import wait_until
 from tutor.commands.session import ENTRY, PRELOAD
 from tutor.crash import EXIT_CRASH
 from tutor.serve.child import ChildTerminal, child_environment

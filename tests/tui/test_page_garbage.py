@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.tui.conftest import settle
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 from tutor.tuning import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD

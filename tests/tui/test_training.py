@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
+from tests.waits import settle
 from tutor.core import live, trajectory
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
