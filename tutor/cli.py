@@ -66,7 +66,8 @@ def _add_globals(
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's help, its "usage: " said in the interface's language."""
+    """argparse's help, its "usage: " said in the interface's language (the private parts
+    of argparse it relies on: tutor/argparse_compat.py)."""
 
     def __init__(self, prog: str, usage: str = "usage: ") -> None:
         super().__init__(prog)

@@ -2,9 +2,9 @@
 
 Why: each hook below was taken for a measured reason (its module says which), and none is
 promised to survive an upgrade. Textual is pinned exactly (==8.2.8) in pyproject.toml; an
-upgrade starts with tests/tui/test_compat.py, which checks every hook in HOOKS is still
-there and takes the parameters the tutor passes, and that no other tutor module imports a
-private Textual or Rich module.
+upgrade starts with tests/unit/test_private_hooks.py, which checks every hook in HOOKS is
+still there and takes the parameters the tutor passes, and tests/tui/test_compat.py, that
+no other tutor module imports a private Textual or Rich module.
 
 Private modules are imported here only; the tutor's overrides of private methods stay in
 their classes (they are those classes' behaviour) and are listed in HOOKS.
@@ -13,7 +13,6 @@ their classes (they are those classes' behaviour) and are listed in HOOKS.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 import rich._wrap
@@ -23,6 +22,8 @@ from textual._parser import ParseError, Peek1, Read1, TokenCallback
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.css.stylesheet import Stylesheet
 from textual.drivers._writer_thread import WriterThread
+
+from tutor.hooks import Hook
 
 __all__ = [
     "BRACKETED_PASTE_END",
@@ -36,20 +37,6 @@ __all__ = [
     "XTermParser",
     "loop_last",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Hook:
-    """One private name: where it is (`module:Qualified.name`), who relies on it, and how.
-
-    `parameters`: a method's parameters as the tutor calls or overrides it; `assigned`: an
-    attribute the library sets on its instances (so it is found in its source, not on the
-    class); neither: the name only has to exist."""
-
-    target: str
-    used_by: str
-    parameters: tuple[str, ...] | None = None
-    assigned: bool = False
 
 
 HOOKS = (
