@@ -41,8 +41,8 @@ def test_the_builds_copy_of_the_ideographs_is_the_shared_one() -> None:
 
 
 def test_which_characters_are_cjk() -> None:
-    assert [cjk.is_cjk(c) for c in "中ひカ㐀𠀀ａ１"] == [True] * 7
-    assert [cjk.is_cjk(c) for c in "a1，。 é"] == [False] * 6
+    assert [cjk.has_cjk(c) for c in "中ひカ㐀𠀀ａ１"] == [True] * 7
+    assert [cjk.has_cjk(c) for c in "a1，。 é"] == [False] * 6
     assert cjk.has_cjk("embedding 表") and not cjk.has_cjk("embedding, table")
 
 

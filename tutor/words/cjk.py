@@ -69,11 +69,6 @@ def has_cjk(text: str) -> bool:
     return _compiled()[0].search(text) is not None
 
 
-def is_cjk(char: str) -> bool:
-    """Whether one character is CJK."""
-    return _compiled()[0].fullmatch(char) is not None
-
-
 def columns(text: str) -> int:
     """Terminal columns of `text`: wide and fullwidth characters take two, combining
     marks none."""
