@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal, NoReturn
 
 from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
+from tutor.words import cjk
 
 SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
@@ -65,12 +66,13 @@ def _add_globals(
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's help, its "usage: " said in the interface's language."""
+    """argparse's help, its "usage: " said in the interface's language (the private parts
+    of argparse it relies on: tutor/argparse_compat.py)."""
 
     def __init__(self, prog: str, usage: str = "usage: ") -> None:
         super().__init__(prog)
         self._usage = usage
-        self._width -= _columns(usage) - len(usage)  # argparse counts 用法： as 3 columns
+        self._width -= cjk.columns(usage) - len(usage)  # argparse counts 用法： as 3 columns
 
     def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
         super().add_usage(usage, actions, groups, self._usage if prefix is None else prefix)
@@ -78,34 +80,12 @@ class _Formatter(argparse.HelpFormatter):
     def _split_lines(self, text: str, width: int) -> list[str]:
         """Lines of at most `width` terminal columns: a Chinese character takes two (argparse
         counts one), and a line may break between any two of them."""
-        if not _WIDE.search(text):
+        if not cjk.has_cjk(text):
             return super()._split_lines(text, width)
-        lines, line = [], ""
-        for piece in _CHUNK.findall(text.strip()):
-            piece = " " if piece.isspace() else piece
-            if line and _columns(line + piece) > width:
-                lines.append(line.rstrip())
-                line = "" if piece == " " else piece
-            else:
-                line += piece
-        return [*lines, line.rstrip()] if line else lines
+        return cjk.split_lines(text, width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
-
-
-_WIDE = re.compile(r"[\u2e80-\uffef]")
-# A line breaks between chunks: a Chinese character with the opening brackets before it
-# and the closing punctuation after it, a run of other text with its closing punctuation,
-# or spaces (so "，" or "）" never starts a line, and "（" never ends one).
-_OPEN, _CLOSE = "「『（《“", "、。，：；？！」』）》”…"
-_CHUNK = re.compile(
-    rf"[{_OPEN}]*[^\s\u2e80-\uffef]+[{_CLOSE}]*|[{_OPEN}]*[\u2e80-\uffef][{_CLOSE}]*|\s+"
-)
-
-
-def _columns(text: str) -> int:
-    return sum(2 if _WIDE.match(ch) else 1 for ch in text)
 
 
 class Parser(argparse.ArgumentParser):
@@ -297,122 +277,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     assets.add_argument("action", choices=("build", "verify"), help=say("cli.arg.assets.action"))
     assets.add_argument("--out", type=Path, metavar="DIR", help=say("cli.opt.assets.out"))
 
-    serve = sub.add_parser("serve", help=say("cli.cmd.serve"))
-    serve.add_argument("--host", default="127.0.0.1", help=say("cli.opt.serve.host"))
-    serve.add_argument("--port", type=int, default=2222, help=say("cli.opt.serve.port"))
-    serve.add_argument(
-        "--authorized-keys", type=Path, metavar="FILE", help=say("cli.opt.serve.keys")
-    )
-    serve.add_argument("--open", action="store_true", help=say("cli.opt.serve.open"))
-    serve.add_argument(
-        "--max-sessions", type=int, default=50, metavar="N", help=say("cli.opt.serve.sessions")
-    )
-    serve.add_argument(
-        "--max-sessions-per-key",
-        type=int,
-        default=3,
-        metavar="N",
-        help=say("cli.opt.serve.per_key"),
-    )
-    serve.add_argument(
-        "--max-sessions-per-connection",
-        type=int,
-        default=3,
-        metavar="N",
-        help=say("cli.opt.serve.per_connection"),
-    )
-    serve.add_argument(
-        "--max-sessions-per-address",
-        type=int,
-        default=10,
-        metavar="N",
-        help=say("cli.opt.serve.per_address"),
-    )
-    serve.add_argument(
-        "--keep-for-keys",
-        type=float,
-        default=20.0,
-        metavar="PERCENT",
-        help=say("cli.opt.serve.keep_for_keys"),
-    )
-    serve.add_argument(
-        "--max-connections",
-        type=int,
-        default=200,
-        metavar="N",
-        help=say("cli.opt.serve.connections"),
-    )
-    serve.add_argument(
-        "--max-connections-per-address",
-        type=int,
-        default=20,
-        metavar="N",
-        help=say("cli.opt.serve.connections_per_address"),
-    )
-    serve.add_argument(
-        "--session-open-timeout",
-        type=float,
-        default=20,
-        metavar="SECONDS",
-        help=say("cli.opt.serve.open_timeout"),
-    )
-    serve.add_argument(
-        "--idle-timeout",
-        type=float,
-        default=1800,
-        metavar="SECONDS",
-        help=say("cli.opt.serve.idle"),
-    )
-    serve.add_argument(
-        "--max-session-length",
-        type=float,
-        default=4 * 3600,
-        metavar="SECONDS",
-        help=say("cli.opt.serve.length"),
-    )
-    serve.add_argument(
-        "--session-memory",
-        type=int,
-        default=1024,
-        metavar="MB",
-        help=say("cli.opt.serve.memory"),
-    )
-    serve.add_argument(
-        "--login-timeout",
-        type=float,
-        default=60,
-        metavar="SECONDS",
-        help=say("cli.opt.serve.login"),
-    )
-    serve.add_argument(
-        "--rate",
-        type=float,
-        default=1.0,
-        metavar="PER_SECOND",
-        help=say("cli.opt.serve.rate"),
-    )
-    serve.add_argument(
-        "--burst", type=int, default=10, metavar="N", help=say("cli.opt.serve.burst")
-    )
-    serve.add_argument(
-        "--live-training",
-        type=int,
-        default=0,
-        metavar="N",
-        help=say("cli.opt.serve.live_training"),
-    )
-    serve.add_argument(
-        "--session-start",
-        choices=("fork", "spawn"),
-        default="fork",
-        help=say("cli.opt.serve.session_start"),
-    )
-    serve.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.serve.data_dir"))
-    serve.add_argument(
-        "--database",
-        metavar="URL",
-        help=say("cli.opt.serve.database"),
-    )
+    _add_serve_options(sub.add_parser("serve", help=say("cli.cmd.serve")), say)
     report = sub.add_parser("report", help=say("cli.cmd.report"))
     where = report.add_mutually_exclusive_group()
     where.add_argument("--data-dir", type=Path, metavar="DIR", help=say("cli.opt.report.data_dir"))
@@ -438,6 +303,21 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     for subparser in sub.choices.values():
         _add_globals(subparser, default=argparse.SUPPRESS, say=say)
     return parser
+
+
+def _add_serve_options(serve: argparse.ArgumentParser, say: Callable[[str], str]) -> None:
+    """`tutor serve`'s options: ServeConfig's fields that say they are one."""
+    from tutor.serve.config import options
+
+    for option in options():
+        how: dict[str, object] = {"dest": option.name, "default": option.default}
+        if option.kind is bool:
+            how["action"] = "store_true"
+        else:
+            how |= {"metavar": option.option.metavar, "choices": option.option.choices}
+            if option.kind is not str:
+                how["type"] = option.kind
+        serve.add_argument(option.flag, help=say(option.option.help), **how)  # type: ignore[arg-type]
 
 
 def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:

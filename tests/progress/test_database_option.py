@@ -32,7 +32,8 @@ def test_serve_stops_with_a_message_when_the_database_cannot_be_reached(
 
 
 async def test_an_unreachable_database_shows_the_error_screen(tmp_path: Path) -> None:
-    from tests.tui.conftest import app_for, settle
+    from tests.tui.conftest import app_for
+    from tests.waits import settle
     from tutor.progress.opening import open_in_background
     from tutor.tui.screens.error import ErrorScreen
 

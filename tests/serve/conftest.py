@@ -22,10 +22,11 @@ import pyte
 import pytest
 import pytest_asyncio
 
+from tests.waits import WAIT_SECONDS, wait_until
+from tutor.commands.session import ENTRY, PRELOAD
 from tutor.serve.config import ServeConfig
 from tutor.serve.server import TutorServer
 
-WAIT_SECONDS = 30.0
 # the child runs the real app in English so screens can be matched on English words
 APP_ARGS = ("--lang", "en")
 
@@ -94,19 +95,15 @@ def own_child_pids() -> list[int]:
 
 
 def make_config(data_dir: Path, **changes: object) -> ServeConfig:
-    config = ServeConfig(data_dir=data_dir, port=0, open=True, app_args=APP_ARGS)
+    config = ServeConfig(
+        data_dir=data_dir,
+        port=0,
+        open=True,
+        app_args=APP_ARGS,
+        session_entry=ENTRY,
+        session_preload=PRELOAD,
+    )
     return replace(config, **changes)  # type: ignore[arg-type]
-
-
-async def wait_until(
-    check: Callable[[], bool], what: str | Callable[[], str], timeout: float = WAIT_SECONDS
-) -> None:
-    """Poll `check`; `what` may be a callable so a failure describes the final state."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
-        await asyncio.sleep(0.05)
 
 
 async def start_cli(

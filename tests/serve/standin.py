@@ -58,7 +58,7 @@ if __name__ == "__main__":
     from tutor.serve.process import limit_memory
 
     limit_memory()  # as tutor.serve.child's main does before the tutor
-    sys.exit(report(sys.argv[2:]))
+    sys.exit(report(sys.argv[3:]))  # after the server pid and the entry
 
 
 def echo_line(args: Sequence[str]) -> int:

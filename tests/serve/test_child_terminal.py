@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from tests.serve.conftest import own_child_pids, wait_until
+from tests.serve.conftest import own_child_pids
+from tests.waits import wait_until
 from tutor.serve.child import MAX_PENDING, ChildTerminal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

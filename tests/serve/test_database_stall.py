@@ -21,9 +21,9 @@ import asyncssh
 import pytest
 
 from tests.postgres import PostgresServer, scalar
-from tests.serve.conftest import Terminal, wait_until
+from tests.serve.conftest import Terminal, make_config
 from tests.serve.test_two_nodes import open_sessions, start_node
-from tutor.serve.config import ServeConfig
+from tests.waits import wait_until
 from tutor.serve.identity import Identity
 from tutor.serve.server import TutorServer
 
@@ -56,14 +56,7 @@ async def test_a_hung_database_neither_freezes_the_server_nor_loses_a_slot(
     postgres_server: PostgresServer, tmp_path: Path
 ) -> None:
     database = postgres_server.new_database()
-    config = ServeConfig(
-        data_dir=tmp_path,
-        open=True,
-        port=0,
-        database=database,
-        session_start="spawn",
-        database_wait=1.0,
-    )
+    config = make_config(tmp_path, database=database, session_start="spawn", database_wait=1.0)
     server = TutorServer(config)
     await server.start()
     backend = server_backend(database)

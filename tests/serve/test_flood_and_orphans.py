@@ -21,8 +21,8 @@ from tests.serve.conftest import (
     gone,
     session_pids_of,
     start_cli,
-    wait_until,
 )
+from tests.waits import wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

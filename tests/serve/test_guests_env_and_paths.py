@@ -16,7 +16,8 @@ import asyncssh
 import pytest
 from asyncssh.packet import String
 
-from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, serving, wait_until
+from tests.serve.conftest import APP_ARGS, Terminal, connect, make_config, serving
+from tests.waits import wait_until
 from tutor.serve.limits import kept_for_keys
 from tutor.serve.server import TutorServer
 

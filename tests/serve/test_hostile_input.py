@@ -12,8 +12,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, make_config, serving, wait_until
+from tests.serve.conftest import Terminal, make_config, serving
 from tests.serve.test_sessions import only_child
+from tests.waits import wait_until
 from tutor.crash import EXIT_CRASH
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -12,13 +12,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import (
-    Terminal,
-    own_child_pids,
-    session_pids_of,
-    start_cli,
-    wait_until,
-)
+from tests.serve.conftest import Terminal, own_child_pids, session_pids_of, start_cli
+from tests.waits import wait_until
 from tutor.cli import main
 from tutor.serve.hostkey import HostKeyError, host_key_path, load_or_create_host_key
 

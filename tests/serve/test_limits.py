@@ -15,7 +15,8 @@ from typing import Any
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tests.serve.conftest import Terminal, connect, make_config, serving
+from tests.waits import wait_until
 from tutor.serve import server as server_module
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -9,9 +9,10 @@ import asyncssh
 import pytest
 from textual.widgets import Markdown
 
-from tests.serve.conftest import Terminal, wait_until
-from tests.tui.conftest import LESSON, app_for, settle
+from tests.serve.conftest import Terminal
+from tests.tui.conftest import LESSON, app_for
 from tests.tui.test_quiz_summary import summary_page
+from tests.waits import settle, wait_until
 from tutor.serve.server import TutorServer
 from tutor.words.i18n import t
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.serve.conftest import Terminal, connect, make_config, serving, wait_until
+from tests.serve.conftest import Terminal, connect, make_config, serving
+from tests.waits import wait_until
 from tutor.crash import EXIT_CRASH
 from tutor.serve.server import TutorServer
 from tutor.serve.session import RESET_SEQUENCE

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, app_for, settle
+from tests.tui.conftest import LEARNER, LESSON, app_for
 from tests.tui.test_quiz_summary import summary_page
+from tests.waits import settle
 from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.progress.store import MAX_ATTEMPTS_PER_QUESTION, MAX_TEXT_CHARS, StoreLimitError
 from tutor.tui.widgets.summary import SummaryEditor

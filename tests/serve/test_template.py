@@ -28,12 +28,14 @@ from tests.serve.conftest import (
     session_pids_of,
     start_cli,
     stat_fields,
-    wait_until,
 )
 from tests.serve.standin import MARK
+from tests.waits import wait_until
+from tutor.commands.session import ENTRY, PRELOAD
 from tutor.crash import EXIT_CRASH
-from tutor.serve.child import ChildTerminal, child_argv, child_environment
+from tutor.serve.child import ChildTerminal, child_environment
 from tutor.serve.identity import Identity
+from tutor.serve.process import child_argv
 from tutor.serve.template import SessionTemplate
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -51,7 +53,7 @@ async def standin_facts(template: SessionTemplate | None, env: dict[str, str]) -
     it reports about itself; its exit code is 5."""
     output = bytearray()
     codes: list[int] = []
-    argv = child_argv(["--lang", "en"], "SHA256:x")
+    argv = child_argv(ENTRY, ["--lang", "en"], "SHA256:x")
     if template is None:
         argv[argv.index("tutor.serve.child")] = "tests.serve.standin"
     child = ChildTerminal(argv, env, (80, 24), output.extend, codes.append, template=template)
@@ -65,7 +67,9 @@ async def standin_facts(template: SessionTemplate | None, env: dict[str, str]) -
 async def test_a_forked_session_is_set_up_as_a_spawned_one(tmp_path: Path) -> None:
     """Under nohup (SIGHUP ignored by the server) too: dispositions come back fresh."""
     env = child_environment("xterm-256color", {"NO_COLOR": "1"}, tmp_path, Identity("SHA256:x"))
-    template = SessionTemplate(LOG, ("--lang", "en"), entry="tests.serve.standin:report")
+    template = SessionTemplate(
+        LOG, ("--lang", "en"), entry="tests.serve.standin:report", preload=PRELOAD
+    )
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         assert await template.start()
@@ -95,7 +99,7 @@ async def test_a_forked_session_is_set_up_as_a_spawned_one(tmp_path: Path) -> No
 async def test_a_request_the_template_cannot_serve_is_refused_and_it_goes_on(
     tmp_path: Path,
 ) -> None:
-    template = SessionTemplate(LOG, entry="tests.serve.standin:report")
+    template = SessionTemplate(LOG, entry="tests.serve.standin:report", preload=PRELOAD)
     assert await template.start()
     read_end, write_end = os.pipe()
     try:
@@ -120,10 +124,10 @@ async def test_before_the_template_answers_input_waits_and_a_hang_up_still_ends_
     tmp_path: Path,
 ) -> None:
     """The server does not wait for the fork: the session's pty exists at once."""
-    template = SessionTemplate(LOG, entry="tests.serve.standin:echo_line")
+    template = SessionTemplate(LOG, entry="tests.serve.standin:echo_line", preload=PRELOAD)
     assert await template.start()
     env = child_environment("xterm", {}, tmp_path, Identity("SHA256:x"))
-    argv = child_argv([], "SHA256:x")
+    argv = child_argv(ENTRY, [], "SHA256:x")
     try:
         output = bytearray()
         typed = ChildTerminal(argv, env, (80, 24), output.extend, print, template=template)
@@ -222,7 +226,7 @@ async def test_a_template_that_keeps_failing_leaves_sessions_to_spawn(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="tutor.serve")
-    template = SessionTemplate(LOG, entry="no.such:thing")  # every start fails
+    template = SessionTemplate(LOG, entry="no.such:thing", preload=PRELOAD)  # every start fails
     assert not await template.start()
     await wait_until(lambda: template.gave_up, "the template to be given up", timeout=120)
     assert not template.usable

@@ -18,7 +18,7 @@ def test_the_warm_up_parses_every_stylesheet_a_first_screen_needs(
     from tests.tui.test_css_cache import count_parses
     from tutor.cli import build_parser
     from tutor.commands.app import build
-    from tutor.serve.template import warm_up
+    from tutor.commands.session import warm_up
     from tutor.tui import css_cache
 
     css_cache._parsed.clear()

@@ -21,7 +21,8 @@ import psycopg
 import pytest
 
 from tests.postgres import PostgresServer, scalar
-from tests.serve.conftest import Terminal, gone, session_pids_of, wait_until
+from tests.serve.conftest import Terminal, gone, session_pids_of
+from tests.waits import wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

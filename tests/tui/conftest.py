@@ -14,12 +14,10 @@ import struct
 import subprocess
 import sys
 import termios
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from tutor.content import Lesson, load_lessons
 from tutor.core.paths import content_dir
@@ -27,46 +25,6 @@ from tutor.tui.app import TutorApp
 
 LESSON = "embedding"
 LEARNER = "tester"
-# How long a test waits for the app to settle or a condition to hold before it fails: far
-# beyond what a loaded machine needs, so that a broken wait fails instead of hanging.
-WAIT_SECONDS = 60.0
-
-
-async def settle(pilot: Pilot) -> None:
-    """Let workers finish and their messages land, so what is asserted is what is shown.
-
-    Widgets start workers when they mount, and show answers a message after the worker
-    ends, and answers change the page's height; so wait until three looks in a row find no
-    worker running, no widget waiting for an answer and the page body's size unchanged.
-    """
-    quiet, layout = 0, None
-    deadline = time.monotonic() + WAIT_SECONDS
-    while quiet < 3:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the page did not settle within {WAIT_SECONDS:.0f} s")
-        await pilot.pause()
-        busy = [worker for worker in pilot.app.workers if not worker.is_finished]
-        pending = [w for w in pilot.app.screen.query("*") if getattr(w, "pending", False)]
-        if busy:
-            await pilot.app.workers.wait_for_complete(busy)
-        seen = [(w.region, w.virtual_size) for w in pilot.app.screen.query("#body")]
-        if busy or pending or seen != layout:
-            quiet, layout = 0, seen
-            await pilot.pause(0.02)
-        else:
-            quiet += 1
-    await pilot.pause()
-
-
-async def until(pilot: Pilot, condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (a save, a timer, a palette's search):
-    awaited, not slept for, so a slow machine waits longer instead of failing, up to a
-    deadline far past any slow machine, so that a condition that never holds fails."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {WAIT_SECONDS:.0f} s for {condition.__qualname__}")
-        await pilot.pause(0.01)
 
 
 def shipped_lesson() -> Lesson:

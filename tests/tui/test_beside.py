@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from tests.tui.conftest import LESSON, app_for, settle
+from tests.tui.conftest import LESSON, app_for
 from tests.unit.hf_fixture import random_table, write_safetensors
+from tests.waits import settle
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest
 from tutor.tui.app import TutorApp

@@ -28,6 +28,7 @@ from tutor.content.models import MarkdownBlock as ProseBlock
 from tutor.tui import cjk_wrap
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import Prose
+from tutor.words import cjk
 
 SENTENCE = (
     "ID 只是行号；embedding 就是拿这个行号，去一张可学习的表里取出一行向量"
@@ -79,8 +80,8 @@ def check_breaks(text: str, lines: list[str], width: int) -> None:
     for line in lines:
         assert cell_len(line) <= width, line
     for line, after in pairwise(lines):
-        assert after[0] not in cjk_wrap.CJK_CLOSING, (line, after)
-        assert line[-1] not in cjk_wrap.CJK_OPENING, (line, after)
+        assert after[0] not in cjk.CJK_CLOSING, (line, after)
+        assert line[-1] not in cjk.CJK_OPENING, (line, after)
     for word in LATIN_WORD.findall(text):
         if cell_len(word) <= width:
             assert any(word in line for line in lines), word

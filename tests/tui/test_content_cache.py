@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import settle
 from tests.tui.test_error_screen import BROKEN
+from tests.waits import settle
 from tutor.cachefile import read_cached, write_cached
 from tutor.content import load_lessons
 from tutor.content.cache import LessonContent, open_content, preload_content

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.waits import settle
 from tutor.content import LessonSet, load_lessons
 from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
@@ -13,8 +14,6 @@ from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lesson_card import LessonCardView
-
-from .conftest import settle
 
 
 def course() -> LessonSet:

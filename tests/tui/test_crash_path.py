@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty
+from tests.tui.conftest import LEARNER, LESSON, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
+from tests.waits import settle, until
 from tutor.crash import EXIT_CRASH
 from tutor.progress.sqlite import DB_FILENAME, SqliteStore
 from tutor.progress.store import StoreLimitError
@@ -36,15 +36,6 @@ pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.
 APOLOGY = re.compile(
     r"Sorry: the tutor stopped because of a fault in it \(incident ([0-9a-f]{8})\)"
 )
-
-
-async def until(pilot: Pilot, check: Callable[[], bool]) -> None:
-    """Pause until `check` holds; saves are on a timer (SAVE_DELAY), later on a busy box."""
-    for _ in range(int(30 / SAVE_DELAY)):
-        if check():
-            return
-        await pilot.pause(SAVE_DELAY)
-    raise AssertionError("never happened")
 
 
 # Python reads a sitecustomize.py on its path as it starts: this one makes the app's first
@@ -232,7 +223,9 @@ async def test_a_full_disk_mid_session_is_a_notification(
         area = editor.query_one(f"#section-{section}", TextArea)
         area.focus()
         await pilot.press(*"kept")
-        await until(pilot, lambda: app.ctx.store.summary(LESSON).get(section) == "kept")
+        await until(
+            pilot, lambda: app.ctx.store.summary(LESSON).get(section) == "kept", every=SAVE_DELAY
+        )
         db = app.ctx.store._db  # the disk is full: no page beyond those in use, and those
         (pages,) = db.execute("PRAGMA page_count").fetchone()  # full too (a filler table)
         db.execute("CREATE TABLE filler (x BLOB)")
@@ -242,7 +235,11 @@ async def test_a_full_disk_mid_session_is_a_notification(
                 db.execute("INSERT INTO filler VALUES (zeroblob(500))")
         area.text = "满" * 5000  # 2,000 characters are kept: 6,000 bytes, more than a page
         failed = "Your summary could not be saved: the disk is full; it is still on screen"
-        await until(pilot, lambda: any(failed in str(n.message) for n in app._notifications))
+        await until(
+            pilot,
+            lambda: any(failed in str(n.message) for n in app._notifications),
+            every=SAVE_DELAY,
+        )
         # the app goes on: the next page opens
         await pilot.press("escape", "n")
         await settle(pilot)

@@ -13,7 +13,7 @@ import textual.css.parse
 import textual.css.stylesheet
 from textual.widgets import OptionList
 
-from tests.tui.conftest import settle
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 
 

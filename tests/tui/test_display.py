@@ -10,7 +10,8 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.conftest import page_with, settle
+from tests.tui.conftest import page_with
+from tests.waits import settle
 from tutor.core.model import open_model
 from tutor.core.paths import content_dir
 from tutor.core.tokenize import get_scheme

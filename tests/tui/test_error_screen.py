@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from tests.tui.conftest import app_for, settle
+from tests.tui.conftest import app_for
+from tests.waits import settle
 from tutor.content import load_lessons
 from tutor.content.problems import Problem, is_control
 from tutor.progress.opening import open_in_background

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.tui.conftest import settle, tutor_on_pty
+from tests.tui.conftest import tutor_on_pty
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.error import ErrorScreen
 from tutor.tui.widgets.problem import ProblemReport

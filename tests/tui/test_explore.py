@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Input, Static
 
 import tutor.tui.screens.explore as explore_module
-from tests.tui.conftest import app_for, settle
+from tests.tui.conftest import app_for
 from tests.unit.hf_fixture import (
     CONVENTIONS,
     WORDS,
@@ -20,6 +20,7 @@ from tests.unit.hf_fixture import (
     random_table,
     write_hf_model,
 )
+from tests.waits import settle
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest
 from tutor.tui.app import TutorApp

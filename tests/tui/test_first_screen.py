@@ -14,7 +14,8 @@ from collections.abc import Callable
 import pytest
 
 from tests.content.test_hostile import CPU_SECONDS_BOUND, limit_child
-from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
+from tests.tui.conftest import LESSON, page_with, shipped_lesson
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.first_screen import least_markdown_lines
 from tutor.tui.screens.page import PageScreen

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui.conftest import LEARNER, tutor_on_pty
+from tests.waits import block_until
 
 SEED = 22
 SEQUENCES = 2000
@@ -128,7 +129,7 @@ def test_the_tutor_reads_on_through_thousands_of_malformed_sequences(tmp_path: P
     reader = threading.Thread(target=_read_into, args=(leader, output), daemon=True)
     reader.start()
     try:
-        _wait_for(lambda: b"\x1b[?1049h" in output, child)
+        block_until(lambda: b"\x1b[?1049h" in output, "the first frame", process=child)
         time.sleep(1)  # the first screen drawn
         _write_all(leader, stream, child)
         _wait_for_quiet(output)  # read to the end: an escape now is a key of its own
@@ -187,14 +188,6 @@ def _wait_for_quiet(output: bytearray) -> None:
         time.sleep(0.5)
 
 
-def _wait_for(condition, child) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert child.poll() is None, "the tutor ended"
-        assert time.monotonic() < deadline, "the tutor never drew"
-        time.sleep(0.05)
-
-
 @pytest.mark.pty
 def test_a_character_split_across_reads_is_not_the_end_of_the_input(tmp_path: Path) -> None:
     """A read that holds only the first byte of a character (a slow link splits 中 between
@@ -204,7 +197,7 @@ def test_a_character_split_across_reads_is_not_the_end_of_the_input(tmp_path: Pa
     reader = threading.Thread(target=_read_into, args=(leader, output), daemon=True)
     reader.start()
     try:
-        _wait_for(lambda: b"\x1b[?1049h" in output, child)
+        block_until(lambda: b"\x1b[?1049h" in output, "the first frame", process=child)
         time.sleep(1)
         os.write(leader, "中".encode()[:1])
         time.sleep(1)  # read alone

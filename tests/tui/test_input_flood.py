@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from textual import events
 from textual.message import Message
 
 from tests.tui.conftest import LEARNER, tutor_on_pty
+from tests.waits import block_until, wait_until
 from tutor.tui.app import TutorApp
 from tutor.tui.driver import MAX_PASTE_CHARS, MAX_WAITING_EVENTS, InputHeld, PacedDriver, PasteCap
 
@@ -34,14 +34,6 @@ KEYS_FLOOD = 64 * 1024  # keystrokes: the tutor handles ~5,000 a second here
 PASTE_FLOOD = 64 * MB
 WAIT_S = 120.0  # generous: the machine is shared
 START, END = "\x1b[200~", "\x1b[201~"
-
-
-def wait_until(check: Callable[[], bool], what: Callable[[], str]) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what()}")
-        time.sleep(0.05)
 
 
 def memory_mb(pid: int, field: str) -> float:
@@ -97,7 +89,7 @@ class PtyTutor:
             notified = "".join(line.rsplit("▌", 1)[1] for line in text.splitlines() if "▌" in line)
             return any(wanted in re.sub(r"[\s▌]+", "", seen) for seen in (text, notified))
 
-        wait_until(shown, lambda: f"{words!r} on screen; it shows:\n{self.text}")
+        block_until(shown, lambda: f"{words!r} on screen; it shows:\n{self.text}", timeout=WAIT_S)
 
     def flood(self, data: bytes, chunk: int = 4096) -> float:
         """Write `data` as fast as the terminal takes it, watching the tutor's peak memory
@@ -124,7 +116,7 @@ class PtyTutor:
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
-        wait_until(lambda: too_big() or not writer.is_alive(), lambda: "the flood")
+        block_until(lambda: too_big() or not writer.is_alive(), "the flood", timeout=WAIT_S)
         if growth >= GROWTH_LIMIT_MB:
             self.child.kill()  # before it takes the machine's memory
         return growth
@@ -223,12 +215,6 @@ async def test_keys_wait_for_a_stuck_app_and_the_learner_is_told(
             sent.append(message)
             super().send_message(message)
 
-    async def until(check: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not check():
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.01)
-
     handlers = {number: signal.getsignal(number) for number in (signal.SIGTSTP, signal.SIGCONT)}
     app = make_app(lang="en", guest=True)
     async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
@@ -245,16 +231,18 @@ async def test_keys_wait_for_a_stuck_app_and_the_learner_is_told(
         typist = threading.Thread(target=type_keys)
         typist.start()
         try:
-            await until(lambda: any(isinstance(m, InputHeld) for m in sent))
+            await wait_until(lambda: any(isinstance(m, InputHeld) for m in sent), "input held")
             keys = [m for m in sent if isinstance(m, events.Key)]
             assert len(keys) == MAX_WAITING_EVENTS and len(handed) == MAX_WAITING_EVENTS - 1
             gate.set()
-            await until(lambda: len(handed) == 3 * MAX_WAITING_EVENTS)
+            await wait_until(lambda: len(handed) == 3 * MAX_WAITING_EVENTS, "every event handed")
             held = "Keys are coming faster than the tutor can handle them"
-            await until(lambda: any(held in str(n.message) for n in app._notifications))
+            await wait_until(
+                lambda: any(held in str(n.message) for n in app._notifications), "the held note"
+            )
             handled = asyncio.Event()  # after the last key, before the app stops
             driver.send_message(events.Callback(callback=handled.set))
-            await until(handled.is_set)
+            await wait_until(handled.is_set, "the last key handled")
             await pilot.pause()
         finally:
             gate.set()

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Input
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
+from tests.waits import settle
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy
 from tutor.core.tokenize import get_scheme

@@ -9,8 +9,9 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Input
 
-from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
+from tests.tui.conftest import LESSON, page_with, shipped_lesson
 from tests.tui.test_no_crash import type_ahead
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar, typing_into

@@ -8,7 +8,8 @@ from textual import events
 from textual.command import CommandInput, CommandList
 from textual.widgets import Input
 
-from tests.tui.conftest import LESSON, page_with, settle, until
+from tests.tui.conftest import LESSON, page_with
+from tests.waits import settle, until
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.help import key_lines
 from tutor.tui.widgets.heatmap import Heatmap

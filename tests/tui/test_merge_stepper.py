@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from textual.widgets import Input
 
+from tests.waits import settle, until
 from tutor.content import load_lessons
 from tutor.core.merges import MAX_WALK_CHARS, merge_walk
 from tutor.core.paths import content_dir
@@ -17,8 +18,6 @@ from tutor.tui.app import TutorApp
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.merge_stepper import MergeStepper
 from tutor.tui.widgets.token_strip import visible_piece
-
-from .conftest import settle, until
 
 LESSON = "token"
 SENTENCE = "小明把苹果给了小王"

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from tests.tui.conftest import settle
 from tests.tui.test_explore import text_of, type_into
 from tests.unit.hf_fixture import CONVENTIONS, random_table, write_hf_model, write_safetensors
 from tests.unit.test_hf import break_index
+from tests.waits import settle
 from tutor.core.model import ModelError, ProjectModel
 from tutor.tui.app import TutorApp
 from tutor.words.i18n import Speaker

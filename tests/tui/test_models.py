@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
 from tests.unit.hf_fixture import CONVENTIONS, write_hf_model
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.lookup import LookupDemo
 

@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import OptionList
 
-from tests.tui.conftest import LESSON, settle, shipped_lesson, until
+from tests.tui.conftest import LESSON, shipped_lesson
+from tests.waits import settle, until
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp, screen_class

@@ -7,8 +7,9 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Checkbox, RadioButton
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
 from tests.tui.test_quiz_summary import question_of, quiz_page
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.heatmap import Heatmap
 

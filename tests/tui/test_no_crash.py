@@ -14,7 +14,8 @@ from textual.containers import Vertical
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widget import Widget
 
-from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tests.tui.conftest import LESSON, shipped_lesson
+from tests.waits import settle
 from tutor.tui import app as app_module
 from tutor.tui.app import TutorApp, screen_class
 from tutor.tui.screens.page import PageScreen

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from textual.widgets._toast import Toast
 
-from tests.tui.conftest import LESSON, settle, shipped_lesson
+from tests.tui.conftest import LESSON, shipped_lesson
+from tests.waits import settle
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp

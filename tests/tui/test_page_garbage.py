@@ -14,9 +14,10 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.tui.conftest import settle
-from tutor.tui.app import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD, TutorApp
+from tests.waits import settle
+from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
+from tutor.tuning import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 

@@ -5,13 +5,12 @@ deleted are picked up. Each test edits real files and awaits the app's answer.""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
-from tests.tui.conftest import LESSON, settle
+from tests.tui.conftest import LESSON
+from tests.waits import settle, until
 from tutor.core.paths import content_dir
 from tutor.tui.preview import PreviewApp, PreviewProblems
 from tutor.tui.screens.error import ErrorScreen
@@ -20,16 +19,6 @@ from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.problem import ProblemReport
 
 PAGE = 6  # prose and one tokens widget: taller than 24 rows, quick to load
-WAIT_TRIES = 3000  # a hang guard: 3,000 looks at the app, not a measured time
-
-
-async def until(pilot: Pilot, condition: Callable[[], bool], what: str) -> None:
-    """Let the app run until condition holds."""
-    for _ in range(WAIT_TRIES):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"the preview never got there: {what}")
 
 
 @pytest.fixture

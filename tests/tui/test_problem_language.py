@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import settle
+from tests.waits import settle
 from tutor.content import load_lessons
 from tutor.content.problems import Problem
 from tutor.content.source import FIELD_TYPES, MAX_FILE_BYTES, MAX_YAML_ALIASES

@@ -8,7 +8,6 @@ import os
 import signal
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,8 +15,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Checkbox, Input, TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle, tutor_on_pty, until
+from tests.tui.conftest import LEARNER, LESSON, tutor_on_pty
 from tests.tui.test_quiz_summary import question_of, quiz_page
+from tests.waits import block_until, settle, until
 from tutor.progress.sqlite import DB_FILENAME
 from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.app import TutorApp
@@ -178,7 +178,7 @@ async def test_a_tutor_killed_on_the_quiz_keeps_the_drafts(
     leader, child = tutor_on_pty(data_dir, 80, 24, *args)
     threading.Thread(target=_drain, args=(leader,), daemon=True).start()
     try:
-        _wait_for(child, lambda: _visits(data_dir) > before)
+        block_until(lambda: _visits(data_dir) > before, "the page visit saved", process=child)
         os.kill(child.pid, how)
         # a hangup ends it as q does, with the status a shell gives a signal
         assert child.wait(timeout=60) == (-how if how == signal.SIGKILL else 128 + how)
@@ -212,13 +212,3 @@ def _visits(data_dir: Path) -> int:
     finally:
         db.close()
     return row[0] if row else 0
-
-
-def _wait_for(child, condition: Callable[[], bool]) -> None:  # type: ignore[no-untyped-def]
-    """Poll a real process's files until `condition` holds; fail if the tutor ended first
-    (or after a minute: a tutor that never gets there must not hang the run)."""
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert child.poll() is None, "the tutor ended"
-        assert time.monotonic() < deadline, "the tutor never got there"
-        time.sleep(0.05)

@@ -8,8 +8,9 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 
-from tests.tui.conftest import LESSON, settle
+from tests.tui.conftest import LESSON
 from tests.tui.test_quiz_summary import question_of, quiz_page, submit, summary_page
+from tests.waits import settle
 from tutor.content.grade import MAX_CHARS
 from tutor.progress.store import MAX_TEXT_CHARS
 from tutor.tui.app import TutorApp

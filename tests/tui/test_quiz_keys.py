@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 from textual.widgets import Button, Checkbox, RadioButton, RadioSet, TextArea
 
-from tests.tui.conftest import LESSON, settle
+from tests.tui.conftest import LESSON
 from tests.tui.test_quiz_summary import question_of, quiz_page
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 
 

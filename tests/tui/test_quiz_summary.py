@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, Checkbox, Input, RadioButton, TextArea
 
-from tests.tui.conftest import LEARNER, LESSON, settle, shipped_lesson, until
+from tests.tui.conftest import LEARNER, LESSON, shipped_lesson
+from tests.waits import settle, until
 from tutor.content.grade import rubric_for
 from tutor.content.models import QuizFront
 from tutor.progress.sqlite import DB_FILENAME

@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from textual.widgets import Button, Checkbox, TextArea
 
-from tests.tui.conftest import LESSON, page_with, settle, shipped_lesson
+from tests.tui.conftest import LESSON, page_with, shipped_lesson
 from tests.tui.test_no_crash import type_ahead
+from tests.waits import settle
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.conftest import LESSON, app_for, page_with, settle, shipped_lesson
+from tests.tui.conftest import LESSON, app_for, page_with, shipped_lesson
 from tests.tui.test_error_screen import BROKEN
 from tests.tui.test_merge_stepper import merges_page
+from tests.waits import settle
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.lookup import LookupDemo
 from tutor.tui.widgets.merge_stepper import MergeStepper

@@ -16,6 +16,7 @@ import pytest
 
 from tests.tui.conftest import LEARNER, LESSON, tutor_on_pty
 from tests.tui.test_quiz_summary import summary_page
+from tests.waits import block_until
 from tutor.progress.sqlite import SqliteStore
 
 # 46 characters, typed one at a time
@@ -61,11 +62,7 @@ class PtyScreen:
 
     def wait_for(self, words: str, child) -> None:  # type: ignore[no-untyped-def]
         """Until `words` are on screen; fails if the tutor ends or after a minute."""
-        deadline = time.monotonic() + 60
-        while words not in self.text:
-            assert child.poll() is None, f"the tutor ended: {child.returncode}"
-            assert time.monotonic() < deadline, f"{words!r} never showed:\n{self.text}"
-            time.sleep(0.05)
+        block_until(lambda: words in self.text, lambda: f"{words!r} on screen:\n{self.text}", child)
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGHUP], ids=["term", "hangup"])

@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.widgets import Button, RadioButton, TextArea
 
 import tutor.tui.widgets
-from tests.tui.conftest import LESSON, settle, until
+from tests.tui.conftest import LESSON
 from tests.tui.test_quiz_summary import (
     question_of,
     quiz_page,
@@ -22,6 +22,7 @@ from tests.tui.test_quiz_summary import (
     summary_editor,
     summary_page,
 )
+from tests.waits import settle, until
 from tutor.progress.sqlite import SqliteStore
 from tutor.progress.store import MAX_ATTEMPTS_PER_QUESTION, StoreLimitError
 from tutor.tui.app import TutorApp

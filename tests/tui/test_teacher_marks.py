@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.tui.conftest import LEARNER, LESSON, settle
+from tests.tui.conftest import LEARNER, LESSON
+from tests.waits import settle
 from tutor.progress.marks import TeacherMarks
 from tutor.progress.opening import open_store
 from tutor.tui.app import TutorApp

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
+from tests.waits import settle
 from tutor.core import live, trajectory
 from tutor.core.figures import significant
 from tutor.core.model import open_model

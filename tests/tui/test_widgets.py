@@ -14,7 +14,8 @@ from textual import events
 from textual.geometry import Region
 from textual.widgets import Input, Static
 
-from tests.tui.conftest import LESSON, app_for, page_with, settle
+from tests.tui.conftest import LESSON, app_for, page_with
+from tests.waits import settle
 from tutor.core.model import open_model
 from tutor.core.paths import default_model_dir
 from tutor.core.similarity import analogy, nearest, similarity

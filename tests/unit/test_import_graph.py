@@ -77,3 +77,26 @@ def test_a_circle_is_found() -> None:
     """The search itself: a circle of three, and a module beside it that is in none."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
+
+
+# Layers that may not import the ones named: serve starts processes for the command that
+# serves, which hands it what they run (tutor.commands.session); it never imports the app,
+# the command line or the commands, at any level (inside functions too).
+FORBIDDEN = {"tutor.serve": ("tutor.cli", "tutor.commands", "tutor.tui")}
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_no_arrow_runs_up_from_serve() -> None:
+    graph = import_graph()
+    upward = sorted(
+        (name, target)
+        for name, targets in graph.items()
+        for layer, above in FORBIDDEN.items()
+        if _within(name, layer)
+        for target in targets
+        if any(_within(target, package) for package in above)
+    )
+    assert upward == []

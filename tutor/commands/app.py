@@ -29,6 +29,8 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
     serve` can tell); a bug ends it with an apology and EXIT_CRASH (tutor.crash)."""
     if args.model is not None and not _model_opens(args.model, args.lang or "zh"):
         return EXIT_USAGE
+    from tutor import tuning
+
     try:
         app = make()
         with threads_crash_into(app), _stopped_by_signals(app):
@@ -36,6 +38,8 @@ def run_app(args: argparse.Namespace, make: Callable[[], TutorApp]) -> int:
         crash = app.crashed
     except Exception as exc:  # before the app runs, or its driver failing
         crash = exc
+    finally:
+        tuning.restore_collection()  # however it ended: collection paused in `build`
     if crash is None:
         if app.return_code:
             return app.return_code
@@ -54,7 +58,7 @@ def threads_crash_into(app: QuietCrashApp) -> Iterator[None]:
     (its input thread sees the end too)."""
     import threading
 
-    from textual.drivers._writer_thread import WriterThread
+    from tutor.tui.compat import WriterThread
 
     def crashed(hook: threading.ExceptHookArgs) -> None:
         error = hook.exc_value
@@ -114,12 +118,11 @@ def _model_opens(model_dir: Path, lang: Lang) -> bool:
 def build(args: argparse.Namespace) -> TutorApp:
     """The app `tutor` runs, started the way `tutor` starts it (bench/memory.py measures
     this path, not a hand-built app)."""
-    import gc
     import os
 
-    # Importing Textual makes ~100 collections of objects that all live on; the app
-    # collects once and re-enables collection when its first screen is up.
-    gc.disable()
+    from tutor import tuning
+
+    tuning.pause_collection()  # while Textual loads; the app turns it on (tutor.tuning)
 
     from tutor.core.paths import content_dir
     from tutor.progress.opening import open_in_background

@@ -6,30 +6,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from tutor.words import cjk
 
 if TYPE_CHECKING:
     from tutor.core.similarity import Neighbour
     from tutor.words.i18n import Speaker
 
 
-def text_width(text: str) -> int:
-    """Terminal columns of `text`: CJK and fullwidth characters take two."""
-    return sum(
-        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-        for ch in text
-    )
-
-
 def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - text_width(text))
+    return text + " " * max(0, width - cjk.columns(text))
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [
-        max(text_width(cell) for cell in column) for column in zip(header, *rows, strict=True)
+        max(cjk.columns(cell) for cell in column) for column in zip(header, *rows, strict=True)
     ]
     lines = [
         "  ".join(_pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip()

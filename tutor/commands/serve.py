@@ -89,101 +89,57 @@ async def _serve(config: ServeConfig) -> int:
     return 0
 
 
-def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
-    """`tutor serve`; `session_entry` (benchmarks only) replaces the tutor in forked sessions."""
+def config_from(args: argparse.Namespace, session_entry: str | None = None) -> ServeConfig | str:
+    """The server's settings from `tutor serve`'s options (one per ServeConfig field that
+    says it is one), or why they cannot be."""
+    from tutor.commands.session import ENTRY, PRELOAD
     from tutor.progress.store import (
         StoreError,
         check_database_url,
         default_data_dir,
         default_database,
     )
-    from tutor.serve.config import ServeConfig
-    from tutor.serve.hostkey import HostKeyError
+    from tutor.serve.config import ServeConfig, options, refusal
 
     if args.open and args.authorized_keys is not None:
-        print(
-            "tutor serve: --open and --authorized-keys exclude each other: --open lets "
-            "every key in",
-            file=sys.stderr,
-        )
-        return 2
+        return "--open and --authorized-keys exclude each other: --open lets every key in"
     if not args.open and args.authorized_keys is None:
-        print(
-            "tutor serve: say who may connect: --authorized-keys FILE (only the keys "
-            "listed there) or --open (any key, and guests without one)",
-            file=sys.stderr,
+        return (
+            "say who may connect: --authorized-keys FILE (only the keys listed there) or "
+            "--open (any key, and guests without one)"
         )
-        return 2
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
-        print(f"tutor serve: {args.authorized_keys}: no such file", file=sys.stderr)
-        return 2
-    caps = (
-        "max_sessions",
-        "max_sessions_per_key",
-        "max_sessions_per_connection",
-        "max_sessions_per_address",
-        "max_connections",
-        "max_connections_per_address",
-        "burst",
-        "session_memory",
-    )
-    for name in caps:
-        if getattr(args, name) < 1:
-            print(f"tutor serve: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
-            return 2
-    timeouts = (
-        "idle_timeout",
-        "max_session_length",
-        "login_timeout",
-        "session_open_timeout",
-        "rate",
-    )
-    for name in timeouts:
-        if getattr(args, name) <= 0:
-            print(f"tutor serve: --{name.replace('_', '-')} must be more than 0", file=sys.stderr)
-            return 2
-    if not 0 <= args.keep_for_keys <= 100:
-        print("tutor serve: --keep-for-keys must be 0 to 100 (percent)", file=sys.stderr)
-        return 2
-    data_dir = (args.data_dir or default_data_dir()).expanduser().resolve()
-    if args.live_training < 0:
-        print("tutor serve: --live-training must be 0 (off) or more", file=sys.stderr)
-        return 2
-    if args.live_training:  # the sessions inherit these (tutor/core/live.py reads them)
-        os.environ["TUTOR_LIVE_TRAINING"] = str(args.live_training)
-        os.environ["TUTOR_LIVE_SLOTS"] = str(data_dir / "live-training")
-    database = args.database or default_database()
-    if database is not None:
+        return f"{args.authorized_keys}: no such file"
+    given = {option.name: getattr(args, option.name) for option in options()}
+    for option in options():
+        if (wrong := refusal(option, given[option.name])) is not None:
+            return wrong
+    given["data_dir"] = (args.data_dir or default_data_dir()).expanduser().resolve()
+    given["database"] = args.database or default_database()
+    if given["database"] is not None:
         try:
-            check_database_url(database)
+            check_database_url(given["database"])
         except StoreError as exc:
-            print(f"tutor serve: --database: {exc}", file=sys.stderr)
-            return 2
-    config = ServeConfig(
-        data_dir=data_dir,
-        host=args.host,
-        port=args.port,
-        authorized_keys=args.authorized_keys,
-        open=args.open,
-        max_sessions=args.max_sessions,
-        max_sessions_per_key=args.max_sessions_per_key,
-        max_sessions_per_connection=args.max_sessions_per_connection,
-        max_sessions_per_address=args.max_sessions_per_address,
-        keep_for_keys=args.keep_for_keys,
-        max_connections=args.max_connections,
-        max_connections_per_address=args.max_connections_per_address,
-        session_open_timeout=args.session_open_timeout,
-        idle_timeout=args.idle_timeout,
-        max_session_length=args.max_session_length,
-        session_memory_mb=args.session_memory,
-        login_timeout=args.login_timeout,
-        rate=args.rate,
-        burst=args.burst,
+            return f"--database: {exc}"
+    return ServeConfig(
+        **given,
         app_args=_app_args(args),
-        database=database,
-        session_start=args.session_start,
-        session_entry=session_entry,
+        session_entry=session_entry or ENTRY,
+        session_preload=PRELOAD,
     )
+
+
+def run(args: argparse.Namespace, session_entry: str | None = None) -> int:
+    """`tutor serve`; `session_entry` (benchmarks only) replaces the tutor in forked sessions."""
+    from tutor.serve.hostkey import HostKeyError
+
+    config = config_from(args, session_entry)
+    if isinstance(config, str):
+        print(f"tutor serve: {config}", file=sys.stderr)
+        return 2
+    if config.live_training:  # the sessions inherit these (tutor/core/live.py reads them)
+        os.environ["TUTOR_LIVE_TRAINING"] = str(config.live_training)
+        os.environ["TUTOR_LIVE_SLOTS"] = str(config.data_dir / "live-training")
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr
     )

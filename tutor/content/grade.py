@@ -59,6 +59,7 @@ from tutor.content.models import (
     phrase_sets,
 )
 from tutor.core.refusal import Coded
+from tutor.words.cjk import has_cjk
 
 if TYPE_CHECKING:
     from tutor.content.models import Lesson
@@ -398,7 +399,6 @@ _VERDICT_BEFORE_COLON = re.compile(
     r"(?:wrong|false|incorrect|untrue|not true|不对|错的|错了|不正确|不成立)\W*$|[」』”\"]\s*$"
 )
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|“[^”]*”|\"[^\"\n]*\"")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 # Chinese: a jieba token that starts with one of these negates what follows it …
@@ -721,7 +721,7 @@ def _says_nothing_else(text: str, cues: list[Span]) -> bool:
     for start, end in cues:
         text = text[:start] + " " * (end - start) + text[end:]
     words = [word for word in _ASCII_WORD.findall(text) if word not in _FILLER_EN]
-    return not words and not _CJK.search(_FILLER_ZH.sub("", text))
+    return not words and not has_cjk(_FILLER_ZH.sub("", text))
 
 
 def _negating(word: str) -> bool:
@@ -733,11 +733,11 @@ def _negating(word: str) -> bool:
 
 def _segment(text: str) -> list[tuple[str, int, int]]:
     """jieba's Chinese words with their offsets, only where a negation could be."""
-    if not _CJK.search(text) or not any(char in text for char in _CUE_CHARS):
+    if not has_cjk(text) or not any(char in text for char in _CUE_CHARS):
         return []
     with _JIEBA_LOCK:  # two graders at once (quiz and summary) load it once
         tokenizer = _jieba()
-    return [(w, a, b) for w, a, b in tokenizer.tokenize(text, HMM=False) if _CJK.search(w)]
+    return [(w, a, b) for w, a, b in tokenizer.tokenize(text, HMM=False) if has_cjk(w)]
 
 
 # Only words holding one of these characters can be cues; jieba loads just those words of
@@ -777,7 +777,9 @@ def _jieba():  # type: ignore[no-untyped-def]
             partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
             os.replace(partial, small)  # atomic: two sessions may build it at once
         tokenizer = jieba.Tokenizer(dictionary=str(small))
-    except OSError:  # nowhere to write it: the whole dictionary segments the same
+    # Nowhere to write it: the whole dictionary, which cuts some clauses differently
+    # (不/知道 where the cue words alone give 不知/道: 10 of the 120 Chinese labelled answers).
+    except OSError:
         tokenizer = jieba.Tokenizer()
     tokenizer.tmp_dir = str(folder)
     tokenizer.initialize()

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from tutor.core.printable import stand_in
 from tutor.core.refusal import Coded
+from tutor.words.cjk import columns
 
 Severity = Literal["error", "warning"]
 
@@ -83,16 +84,11 @@ class Invalid(Coded, ValueError):
     carries (pydantic keeps the error it was raised with)."""
 
 
-def _cells(text: str) -> int:
-    """Terminal columns taken by text: CJK characters take two, so the caret lines up."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def _cut(text: str, cells: int) -> list[str]:
     """text in pieces of at most `cells` terminal columns each (at least one piece)."""
     pieces, piece, used = [], "", 0
     for char in text:
-        width = _cells(char)
+        width = columns(char)
         if piece and used + width > cells:
             pieces.append(piece)
             piece, used = "", 0
@@ -107,7 +103,7 @@ def _wrap(text: str, cells: int) -> list[str]:
     line = ""
     for word in text.split(" "):
         joined = f"{line} {word}" if line else word
-        if _cells(joined) <= cells:
+        if columns(joined) <= cells:
             line = joined
             continue
         if line:
@@ -142,23 +138,23 @@ def render_problem(
     blank = " " * len(gutter)
     start = min(problem.col - 1, len(source))
     marked = source[start : start + max(problem.width, 1)] or " "
-    room = _cells(source) + 1 if width is None else max(width - len(gutter) - 3, 8)
+    room = columns(source) + 1 if width is None else max(width - len(gutter) - 3, 8)
     lines = [*heads, f"{blank} |"]
     offset = 0
     pieces = _cut(source, room)
-    if start == len(source) and _cells(pieces[-1]) >= room:  # the spot after a full piece
+    if start == len(source) and columns(pieces[-1]) >= room:  # the spot after a full piece
         pieces.append("")
     for number, piece in enumerate(pieces):
         lines.append(f"{gutter if number == 0 else blank} | {piece}")
         end = offset + len(piece)
         if offset <= start < end or (start == end == len(source) and number == len(pieces) - 1):
-            pad = _cells(piece[: start - offset])
-            carets = "^" * max(min(_cells(marked), room - pad), 1)
+            pad = columns(piece[: start - offset])
+            carets = "^" * max(min(columns(marked), room - pad), 1)
             marker = f"{blank} | {' ' * pad}{carets}"
-            if width is not None and _cells(marker) + 1 + _cells(label) > width:
+            if width is not None and columns(marker) + 1 + columns(label) > width:
                 # on a line of its own, moved left if it would run past the width: a wider
                 # line would be wrapped by the screen, which sizes the report by its lines
-                under = min(pad, max(room - _cells(label), 0))
+                under = min(pad, max(room - columns(label), 0))
                 lines += [marker, f"{blank} | {' ' * under}{label}"]
             else:
                 lines.append(f"{marker} {label}")

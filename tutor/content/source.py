@@ -368,7 +368,8 @@ class _Limits:
 
 class _LimitedParser(Parser):
     """ruamel's parser, with every event counted by the loader's _Limits as it is read,
-    before the composer so much as peeks at it (it warns of a reused anchor on a peek)."""
+    before the composer so much as peeks at it (it warns of a reused anchor on a peek).
+    What of ruamel's parser this relies on: tutor/content/yaml_compat.py."""
 
     def _read(self) -> None:
         if self.current_event is None and self.state:

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tutor.crash import CRASH_FD_VARIABLE, MAX_REPORT_BYTES, MEMORY_VARIABLE
+from tutor.lazy import load
+from tutor.serve.config import DEFAULT_SESSION_MEMORY_MB
 from tutor.serve.identity import Identity
 from tutor.serve.process import (
     CRASH_FD,
@@ -32,7 +34,7 @@ from tutor.serve.process import (
     limit_memory,
     reap,
 )
-from tutor.serve.template import SessionTemplate, TemplateUnavailable, run_tutor
+from tutor.serve.template import SessionTemplate, TemplateUnavailable
 
 DEFAULT_TERM = "xterm-256color"
 _SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -53,25 +55,6 @@ MAX_PENDING = 1024 * 1024
 # every signal a child may have inherited as ignored or handled goes back to its default
 # (SIGHUP ignored under nohup kept children looping on a dead pty)
 _RESETTABLE_SIGNALS = signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}
-# The most memory one session's tutor may take (its data: heap and private mappings, not
-# the shared model files it maps). A session measured 105 MB at the lesson list and at
-# most 220 MB through every page; past the ceiling an allocation fails, and the tutor ends
-# with the crash path's sentence for it (tutor.crash) instead of taking the server's memory.
-DEFAULT_SESSION_MEMORY_MB = 1024
-
-
-def child_argv(app_args: Sequence[str], learner_id: str) -> list[str]:
-    """The child's command line: this module's entry, then `tutor`'s own arguments."""
-    return [
-        sys.executable,
-        "-P",
-        "-m",
-        "tutor.serve.child",
-        str(os.getpid()),
-        *app_args,
-        "--learner",
-        learner_id,
-    ]
 
 
 def child_environment(
@@ -372,10 +355,11 @@ class ChildTerminal:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m tutor.serve.child SERVER_PID ARGS...`: the session's tutor."""
+    """`python -m tutor.serve.child SERVER_PID ENTRY ARGS...`: the session, ENTRY(ARGS)
+    (`module:function`, given by the command that serves: tutor.commands.session)."""
     die_with_server(int(argv[0]))
     limit_memory()
-    return end_session(argv[1:], run_tutor)
+    return end_session(argv[2:], load(argv[1]))
 
 
 if __name__ == "__main__":

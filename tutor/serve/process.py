@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,6 +17,21 @@ MINIMAL_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PR_SET_PDEATHSIG = 1
 # the child's end of the pipe its crash report comes down (tutor.crash)
 CRASH_FD = 3
+
+
+def child_argv(entry: str, app_args: Sequence[str], learner_id: str) -> list[str]:
+    """A spawned session's command line: child.py running `entry` (`module:function`) with
+    `tutor`'s own arguments, which start at CHILD_ARGS_FROM (a forked session runs its
+    template's entry with those)."""
+    return [
+        *(sys.executable, "-P", "-m", "tutor.serve.child", str(os.getpid()), entry),
+        *app_args,
+        "--learner",
+        learner_id,
+    ]
+
+
+CHILD_ARGS_FROM = 6
 
 
 def base_environment() -> dict[str, str]:

@@ -298,6 +298,8 @@ class TutorServer:
     """Owns the listener, the limits and every live session and child process."""
 
     def __init__(self, config: ServeConfig) -> None:
+        if not (config.session_entry and config.session_preload):
+            raise ValueError("ServeConfig: say what sessions run (tutor.commands.session)")
         self.config = config
         self.log = logging.getLogger("tutor.serve")
         self.policy = KeyPolicy(config.authorized_keys, config.open)
@@ -449,7 +451,10 @@ class TutorServer:
         if self.config.session_start == "fork":
             # before listening: the first learner's session comes from it already
             self.template = SessionTemplate(
-                self.log, self.config.app_args, self.config.session_entry
+                self.log,
+                self.config.app_args,
+                entry=self.config.session_entry,
+                preload=self.config.session_preload,
             )
             await self.template.start()
         self._listener = await asyncssh.create_server(

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Protocol
 import asyncssh
 
 from tutor.crash import EXIT_CRASH
-from tutor.serve.child import ChildTerminal, child_argv, child_environment, passed_on
+from tutor.serve.child import ChildTerminal, child_environment, passed_on
 from tutor.serve.compat import handle_env_requests
 from tutor.serve.identity import Identity
+from tutor.serve.process import child_argv
 
 if TYPE_CHECKING:
     import logging
@@ -283,7 +284,7 @@ class TutorSession(asyncssh.SSHServerSession[bytes]):
             guests.mkdir(mode=0o700, exist_ok=True)
             self._guest_dir = Path(tempfile.mkdtemp(prefix="guest-", dir=guests))
             data_dir = self._guest_dir
-        argv = child_argv(config.app_args, self.identity.learner_id)
+        argv = child_argv(config.session_entry, config.app_args, self.identity.learner_id)
         env = child_environment(
             self._term,
             self.client_env,

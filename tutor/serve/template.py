@@ -9,7 +9,7 @@ shared copy-on-write, and a session pays only for what it changes. A crash or a 
 session still cannot touch another, since each is its own process after the fork.
 
 Both sides live here:
-- `python -m tutor.serve.template SERVER_PID` is the template: it dies with the server
+- `python -m tutor.serve.template SERVER_PID ENTRY PRELOAD` is the template: it dies with the server
   (PR_SET_PDEATHSIG), and its sessions die with it in turn, so no session outlives the
   server however it ends. It is single-threaded whenever it forks.
 - `SessionTemplate` is the server's side: it starts the template, asks it for sessions and
@@ -32,12 +32,10 @@ with its parent, and the server's resource limits (the template inherits them). 
 
 from __future__ import annotations
 
-import argparse
 import array
 import asyncio
 import contextlib
 import fcntl
-import gc
 import io
 import json
 import logging
@@ -51,7 +49,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tutor import tuning
+from tutor.lazy import load
 from tutor.serve.process import (
+    CHILD_ARGS_FROM,
     CRASH_FD,
     base_environment,
     die_with_server,
@@ -67,6 +68,7 @@ START_TIMEOUT_SECONDS = 5.0  # one fork: milliseconds when all is well
 # a template that dies this many times is not started again: sessions start the plain way
 MAX_FAILURES = 3
 
+SessionEntry = Callable[[Sequence[str]], int]  # a session's `tutor ARGS...`
 ExitCallback = Callable[[int], None]
 StartCallback = Callable[[int | None], None]
 
@@ -76,66 +78,6 @@ class TemplateUnavailable(Exception):
 
 
 # -- the template process ---------------------------------------------------------------
-
-
-def preload(args: Sequence[str]) -> None:
-    """Import and open, once, what every session would otherwise load for itself: the app
-    and every screen, the lesson index and validated lessons, the model (`args` are the
-    tutor's global options the admin gave: --model, --content, --lang)."""
-    import importlib
-
-    from tutor.cli import build_parser
-
-    parsed = build_parser().parse_args(list(args))
-    import tutor.commands.app  # noqa: F401
-    from tutor.tui import app
-
-    for target in app.SCREEN_FOR_KIND.values():
-        importlib.import_module(target.partition(":")[0])
-    for module in ("tutor.tui.screens.home", "textual.command"):
-        importlib.import_module(module)
-
-    from tutor.content.cache import preload_content
-    from tutor.core.paths import content_dir, default_cache_dir
-
-    content = preload_content(parsed.content or content_dir(), default_cache_dir())
-    if not content.index.errors:
-        content.lesson_set  # noqa: B018 (validated once, here)
-    with contextlib.suppress(Exception):  # a bad --model is each session's error screen
-        from tutor.core.model import open_model
-
-        open_model(parsed.model)
-    warm_up(parsed)
-
-
-def warm_up(parsed: argparse.Namespace) -> None:
-    """Run the app once, headless, as a guest in a scratch folder, until its first screen
-    is drawn. What that fills once (Textual's parsed selectors and styles, Rich's cell
-    widths, the home screen's code paths) is then shared by every session, which would
-    otherwise each fill its own. The app's threads end with it: the template forks
-    single-threaded."""
-    import tempfile
-    import threading
-
-    from tutor.commands.app import build
-
-    async def first_screen() -> None:
-        app = build(parsed)
-        # a learner's terminal has tooltips and notifications: their layers' CSS too
-        async with app.run_test(size=(80, 24), tooltips=True, notifications=True) as pilot:
-            await pilot.pause()
-
-    with tempfile.TemporaryDirectory(prefix="tutor-template-") as scratch:
-        os.environ.update(TUTOR_DATA_DIR=scratch, TUTOR_GUEST="1")
-        try:
-            asyncio.run(first_screen())
-        except Exception as exc:
-            print(f"tutor serve: session template: warming up failed: {exc}", file=sys.stderr)
-        finally:
-            del os.environ["TUTOR_DATA_DIR"], os.environ["TUTOR_GUEST"]
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread():
-            thread.join(timeout=5.0)
 
 
 def _single_threaded() -> bool:
@@ -149,8 +91,11 @@ def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
 class _Template:
     """The template's loop: fork on request, reap and report exits."""
 
-    def __init__(self, control: socket.socket, fresh_signals: dict[int, Any]) -> None:
+    def __init__(
+        self, control: socket.socket, fresh_signals: dict[int, Any], entry: SessionEntry
+    ) -> None:
         self.control = control
+        self.entry = entry  # what each forked session runs
         self.fresh_signals = fresh_signals
         self.poller = select.poll()
         self.poller.register(control, select.POLLIN)
@@ -255,8 +200,8 @@ class _Template:
             os.environ.clear()
             os.environ.update(env)
             limit_memory()
-            gc.enable()
-            code = end_session(args, session_entry)
+            tuning.restore_collection()
+            code = end_session(args, self.entry)
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         except BaseException:  # setting up failed: nothing may escape into the template's loop
@@ -288,16 +233,6 @@ def _fresh_stdio() -> None:
     sys.stderr = sys.__stderr__ = reopen(2, sys.stderr, "backslashreplace")  # type: ignore[arg-type]
 
 
-def run_tutor(args: Sequence[str]) -> int:
-    from tutor.cli import main as tutor_main
-
-    return tutor_main(list(args))
-
-
-# what a forked session runs: `tutor ARGS...`; tests put a stand-in here
-session_entry: Callable[[Sequence[str]], int] = run_tutor
-
-
 def fresh_signal_handlers() -> dict[int, Any]:
     """Every signal's handler as this (freshly started) interpreter has it."""
     handlers = {}
@@ -310,21 +245,20 @@ def fresh_signal_handlers() -> dict[int, Any]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m tutor.serve.template SERVER_PID [ENTRY] -- TUTOR_OPTIONS...`."""
+    """`python -m tutor.serve.template SERVER_PID ENTRY PRELOAD -- TUTOR_OPTIONS...`: each
+    session runs ENTRY(its arguments); PRELOAD(TUTOR_OPTIONS) loads, once, what they all
+    use (both `module:function`, given by the command that serves: tutor.commands.session)."""
     die_with_server(int(argv[0]))
     fresh = fresh_signal_handlers()
     control = socket.socket(fileno=CONTROL_FD)
-    split = list(argv).index("--")
-    if split > 1:  # a stand-in entry, `module:function` (tests)
-        from tutor.lazy import load
-
-        global session_entry
-        session_entry = load(argv[1])
-    gc.disable()
-    preload(argv[split + 1 :])
-    gc.freeze()  # the sessions' shared pages: no collection in them scans these again
+    entry, preload, dashes, *options = argv[1:]
+    assert dashes == "--", argv
+    tuning.pause_collection()
+    run_session = load(entry)
+    load(preload)(options)
+    tuning.share_with_forks()
     _send(control, {"ready": True})
-    return _Template(control, fresh).run()
+    return _Template(control, fresh, run_session).run()
 
 
 # -- the server's side ------------------------------------------------------------------
@@ -339,14 +273,12 @@ class SessionTemplate:
     """
 
     def __init__(
-        self,
-        log: logging.Logger,
-        app_args: Sequence[str] = (),
-        entry: str | None = None,
+        self, log: logging.Logger, app_args: Sequence[str] = (), *, entry: str, preload: str
     ) -> None:
         self.log = log
         self._app_args = tuple(app_args)
-        self._entry = entry
+        self._entry = entry  # what each session runs, `module:function`
+        self._preload = preload  # what the template loads first, `module:function`
         self._loop: asyncio.AbstractEventLoop | None = None
         self.pid: int | None = None
         self._pidfd: int | None = None
@@ -371,8 +303,10 @@ class SessionTemplate:
         self._loop = asyncio.get_running_loop()
         begin = time.monotonic()
         server_end, template_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        entry = [self._entry] if self._entry else []
-        argv = [sys.executable, "-P", "-m", "tutor.serve.template", str(os.getpid()), *entry]
+        argv = [
+            *(sys.executable, "-P", "-m", "tutor.serve.template", str(os.getpid())),
+            *(self._entry, self._preload),
+        ]
         try:
             self.pid = os.posix_spawn(
                 argv[0],
@@ -429,7 +363,7 @@ class SessionTemplate:
         assert self._sock is not None and self._loop is not None
         self._next_request += 1
         number = self._next_request
-        request = {"start": number, "args": list(argv[5:]), "env": dict(env)}
+        request = {"start": number, "args": list(argv[CHILD_ARGS_FROM:]), "env": dict(env)}
         fds = array.array("i", [tty, crash])
         try:
             self._sock.sendmsg(

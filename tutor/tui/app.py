@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import sqlite3
 from functools import partial
@@ -23,6 +22,7 @@ from textual.geometry import Size
 from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 
+from tutor import tuning
 from tutor.content.cache import LessonContent, open_content
 from tutor.content.index import ContentIndex, LessonEntry
 from tutor.content.problems import Problem
@@ -79,17 +79,10 @@ TYPED_PAGES = 8
 LONGEST_TYPED = 100_000
 TYPED_CHARS = 200_000
 MAX_NOTICES = 3  # shown at once, each a few lines: at 80×24 they stay below the header
-FREEZE_AFTER_S = 1.0  # after start, when Textual's long-lived objects are frozen
 # a stop waits for the widgets' queues this many times (a key's hops to a saved draft, and
 # spare), each at most _HOP_WAIT_S: the server kills a tutor still running 3 s after it
 _MESSAGE_HOPS = 6
 _HOP_WAIT_S = 0.3
-# Python's own full collections are put off this many times longer while the app runs: the
-# app collects after each page turn that leaves a page behind. A page build makes 4-11
-# middle-generation collections, so Python's own full one stays a backstop that a build
-# does not reach, and still runs while a learner stays on one page.
-FULL_COLLECTIONS_DEFERRED = 10
-PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, restored when an app ends
 
 
 class TutorApp(QuietCrashApp):
@@ -241,37 +234,17 @@ class TutorApp(QuietCrashApp):
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits
         # for that; a second later nobody does.
-        self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
+        self.set_timer(tuning.FREEZE_AFTER_S, tuning.collect_from_now)
         # Once that line is drawn and before any key can open a page (whose workers are
-        # the threads that would each keep an arena): C malloc kept to a few arenas. It
-        # loads ctypes, which the first screen does without.
-        from tutor.malloc import limit_arenas
-
-        self.call_after_refresh(limit_arenas)
-
-    def _freeze_startup_objects(self) -> None:
-        """What survives a collection once the first screen is up (Textual, the app, that
-        screen) lives as long as the app. Frozen, it is no longer rescanned by every full
-        collection, which took ~30 ms each (the slowest answers to a paste), now ~6 ms.
-        Collection may have been off until now (`tutor` starts that way): it is back on,
-        with full collections left to the app (`_collect_pages_left`)."""
-        gc.collect()
-        gc.freeze()
-        young, middle, full = PYTHON_GC_THRESHOLD
-        gc.set_threshold(young, middle, full * FULL_COLLECTIONS_DEFERRED)
-        gc.enable()
+        # the threads that would each keep an arena). It loads ctypes, which the first
+        # screen does without.
+        self.call_after_refresh(tuning.limit_arenas)
 
     @staticmethod
     def _collect_pages_left() -> None:
-        """A page left behind holds its widgets in cycles: only a full collection frees
-        it. On Python's schedule that collection (20-160 ms) fell in the middle of building
-        a page every few turns; here it runs once the new page is on screen. (The page
-        left just now is freed by the next one: its timers' tasks still hold it.) What it
-        freed goes back to the system, not kept for the next page to grow on."""
-        from tutor.malloc import give_back
-
-        gc.collect()
-        give_back()
+        """Once the new page is on screen, not in the middle of building it (tutor.tuning).
+        (The page left just now is freed by the next one: its timers' tasks still hold it.)"""
+        tuning.collect_after_page_turn()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Without animation (served sessions), text cursors do not blink either: a blinking
@@ -318,7 +291,7 @@ class TutorApp(QuietCrashApp):
     def on_unmount(self) -> None:
         if hasattr(self, "ctx"):
             self.ctx.store.close()
-        gc.set_threshold(*PYTHON_GC_THRESHOLD)  # the process may go on (tests, a preview)
+        tuning.restore_collection()  # the process may go on (tests, a preview)
 
     # lessons -----------------------------------------------------------------
 

@@ -13,9 +13,9 @@ of one stylesheet.
 Styles named in text ("bold $text-error") are parsed with the theme's colours too, and
 shared the same way.
 
-The hooks are private: `Stylesheet._parse_rules` and `Stylesheet.parse_style`. Textual
-is pinned exactly (==8.2.8) in pyproject.toml, and tests/tui/test_css_cache.py fails if
-a hook stops being called.
+The hooks are private (tutor.tui.compat): `Stylesheet._parse_rules` and
+`Stylesheet.parse_style`. Textual is pinned exactly (==8.2.8) in pyproject.toml, and
+tests/tui/test_css_cache.py fails if a hook stops being called.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.style import Style
 
+from tutor.tui import compat
+
 SHARED_PARSES = 256  # (theme, CSS source) pairs kept: ~25 sources per app, a few themes
 SHARED_STYLES = 4096  # (theme, style text) pairs kept, as many as one stylesheet keeps
 
 _parsed: LRUCache[tuple[Any, ...], list[RuleSet]] = LRUCache(SHARED_PARSES)
 _styles: LRUCache[tuple[Any, ...], Style] = LRUCache(SHARED_STYLES)
-_own_parse_rules = Stylesheet._parse_rules
-_own_parse_style = Stylesheet.parse_style
 
 
 _themes: dict[tuple[tuple[str, str], ...], int] = {}  # a theme's variables -> a short key
@@ -43,7 +43,7 @@ def _variables_key(stylesheet: Stylesheet) -> int:
     """A small number standing for the stylesheet's variables (hashed on every lookup,
     so not the hundred pairs themselves), worked out again only when they are replaced
     (Textual's set_variables assigns a new dict)."""
-    variables = stylesheet._variables
+    variables = compat.stylesheet_variables(stylesheet)
     known = getattr(stylesheet, "_tutor_variables_key", None)
     if known is None or known[0] is not variables:
         theme = _themes.setdefault(tuple(sorted(variables.items())), len(_themes))
@@ -63,7 +63,7 @@ def _shared_parse_rules(
     key = (_variables_key(self), css, read_from, is_default_rules, tie_breaker, scope)
     rules = _parsed.get(key)
     if rules is None:
-        rules = _own_parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        rules = compat.OWN_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
         if not any(rule.errors for rule in rules):  # a broken sheet is reported each time
             _parsed[key] = rules
     return rules
@@ -75,11 +75,10 @@ def _shared_parse_style(self: Stylesheet, style_text: str | Style) -> Style:
     key = (_variables_key(self), style_text)
     style = _styles.get(key)
     if style is None:
-        style = _styles[key] = _own_parse_style(self, style_text)
+        style = _styles[key] = compat.OWN_PARSE_STYLE(self, style_text)
     return style
 
 
 def install() -> None:
     """Share parsed CSS and styles between the apps of this process; safe to repeat."""
-    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
-    Stylesheet.parse_style = _shared_parse_style  # type: ignore[method-assign]
+    compat.install_stylesheet_parsers(_shared_parse_rules, _shared_parse_style)

@@ -31,15 +31,23 @@ from collections.abc import Callable, Generator
 from functools import partial
 
 from textual import events
-from textual._loop import loop_last
-from textual._parser import ParseError, Peek1, Read1, TokenCallback
-from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import ScreenStackError
 from textual.drivers.linux_driver import LinuxDriver
 from textual.keys import Keys
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.messages import InBandWindowResize
+
+from tutor.tui.compat import (
+    BRACKETED_PASTE_END,
+    BRACKETED_PASTE_START,
+    ParseError,
+    Peek1,
+    Read1,
+    TokenCallback,
+    XTermParser,
+    loop_last,
+)
 
 # Input events handed to the app and not yet handled, at most: keys are checked off in
 # batches of half this, and the next batch waits for the one before it.

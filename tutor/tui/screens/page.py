@@ -33,7 +33,7 @@ from tutor.tui.widgets.keybar import KeyBar, typing_into
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
-    from textual.widgets._markdown import MarkdownBlock as TextualBlock
+    from textual.widgets.markdown import MarkdownBlock as TextualBlock
 
 # The widget for each ```tutor <widget>``` block, imported when a page first holds one.
 WIDGET_CLASSES: dict[str, str] = {

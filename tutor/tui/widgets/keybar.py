@@ -7,8 +7,6 @@ columns with the focused widget's keys included.
 
 from __future__ import annotations
 
-import sys
-
 from rich.cells import cell_len
 from textual.binding import Binding
 from textual.content import Content
@@ -16,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tutor.tui.compat import loaded_widget_class
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.flow import Flow
 from tutor.words import i18n
@@ -28,18 +27,15 @@ def typing_into(widget: Widget | None) -> bool:
     """A text field has the focus: there letters and arrows type and move the cursor.
     (Looked up among loaded modules: the lesson list must not import the text widgets.)"""
     return any(
-        module is not None and isinstance(widget, getattr(module, name))
-        for module, name in (
-            (sys.modules.get("textual.widgets._input"), "Input"),
-            (sys.modules.get("textual.widgets._text_area"), "TextArea"),
-        )
+        cls is not None and isinstance(widget, cls)
+        for cls in (loaded_widget_class("Input"), loaded_widget_class("TextArea"))
     )
 
 
 def multiline(widget: Widget | None) -> bool:
     """Enter starts a new line here rather than entering what was typed."""
-    module = sys.modules.get("textual.widgets._text_area")
-    return module is not None and isinstance(widget, module.TextArea)
+    cls = loaded_widget_class("TextArea")
+    return cls is not None and isinstance(widget, cls)
 
 
 PALETTE = Binding("ctrl+p", "command_palette")  # the one app key that works in a field

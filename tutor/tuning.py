@@ -1,0 +1,111 @@
+"""How the tutor's process is tuned, every knob in one place with the reason it was measured
+for (figures from bench/startup.py, bench/keys.py and bench/memory.py; docs/performance.md).
+
+Garbage collection, the local app (`tutor`, applied by tutor.commands.app and
+tutor.tui.app):
+- off while Textual loads (`pause_collection`): importing it made about 90 collections of
+  objects that all live on, charged to the first screen;
+- one second after the first screen, what survives a collection is frozen and collection
+  is on again (`collect_from_now`): every full collection had rescanned Textual's objects,
+  ~30 ms each (the heatmap switch's p95 went from 64.9 to 20.0 ms);
+- Python's own full collections put off tenfold (FULL_COLLECTIONS_DEFERRED) and one run
+  after each page turn instead (`collect_after_page_turn`): on Python's schedule one
+  (20-160 ms) fell inside a page build every few turns (tests/tui/test_page_garbage.py);
+- Python's schedule and collection given back when an app ends (`restore_collection`),
+  however it ends: a crash before the first screen had left collection off.
+
+Garbage collection, the served session template (tutor.serve.template): off while it
+preloads, then everything frozen before it forks (`share_with_forks`), so no session's
+collection scans (and so copies) the pages all sessions share.
+
+C malloc (glibc), the local app:
+- two arenas (`limit_arenas`), set once the first screen is drawn: glibc gives each
+  thread that allocates an arena of its own, up to eight per core, and the tutor's
+  threads (tokenizer and store workers, Textual's) each kept one resident (112-113 MB
+  against 114-117 MB for the walk through a lesson, side by side);
+- free memory given back after each page turn's collection (`give_back`): the page left
+  behind is freed inside the arenas, and the next page's work otherwise grew on top.
+In served sessions neither lowered the memory a session adds (docs/teachers.md): the
+template does not apply them.
+
+The build: torch's CPU kernels are pinned (tutor/core/kernels.py, a build input kept
+there, imported by tutor/core/train.py before torch), so a build computes the same bits
+on any x86-64 CPU with AVX2. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from typing import Any
+
+PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, given back when an app ends
+FULL_COLLECTIONS_DEFERRED = 10
+FREEZE_AFTER_S = 1.0  # after the first screen, when Textual's long-lived objects are frozen
+ARENAS = 2
+_M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+
+
+def pause_collection() -> None:
+    """No collections while the long-lived modules load; `collect_from_now` or
+    `restore_collection` turns it on again."""
+    gc.disable()
+
+
+def collect_from_now() -> None:
+    """What survives a collection now lives as long as the app: frozen, then collection
+    on, with full collections left to the app (`collect_after_page_turn`)."""
+    gc.collect()
+    gc.freeze()
+    young, middle, full = PYTHON_GC_THRESHOLD
+    gc.set_threshold(young, middle, full * FULL_COLLECTIONS_DEFERRED)
+    gc.enable()
+
+
+def collect_after_page_turn() -> None:
+    """A page left behind holds its widgets in cycles: a full collection frees it, and
+    what it freed goes back to the system."""
+    gc.collect()
+    give_back()
+
+
+def restore_collection() -> None:
+    """Python's own schedule, collection on: an app ended and the process may go on (a
+    test, a preview)."""
+    gc.set_threshold(*PYTHON_GC_THRESHOLD)
+    gc.enable()
+
+
+def share_with_forks() -> None:
+    """Everything made so far frozen: a fork's collections never scan (so never copy) it."""
+    gc.freeze()
+
+
+def _glibc(name: str, *argtypes: Any) -> Callable[..., int] | None:
+    """glibc's function `name`, or None where the C library has none (musl, macOS: there
+    nothing needs changing)."""
+    import ctypes
+
+    try:
+        function = getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = list(argtypes)
+    return function
+
+
+def limit_arenas(count: int = ARENAS) -> bool:
+    """Cap the arenas threads made from now on will use; False where it cannot be."""
+    import ctypes
+
+    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    return mallopt is not None and mallopt(_M_ARENA_MAX, count) == 1
+
+
+def give_back() -> bool:
+    """Return the free memory C malloc holds to the system (glibc's malloc_trim); False
+    where there is no such call."""
+    import ctypes
+
+    trim = _glibc("malloc_trim", ctypes.c_size_t)
+    return trim is not None and trim(0) == 1
