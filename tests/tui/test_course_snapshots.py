@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import app_for, settle
+from tests.tui.conftest import app_for
 from tests.tui.test_snapshots import SIZES
+from tests.waits import settle
 from tutor.content import load_lessons
 from tutor.core.paths import content_dir
 

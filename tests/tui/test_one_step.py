@@ -8,14 +8,13 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.waits import settle, until
 from tutor.content import load_lessons
 from tutor.core.live import torch_available
 from tutor.core.model import open_model
 from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.one_step import OneStepDemo
-
-from .conftest import settle, until
 
 LESSON = "numbers"
 SENTENCE = "小明把苹果给了小王"
