@@ -47,6 +47,8 @@ WIDGET_CLASSES: dict[str, str] = {
     "analogy": "tutor.tui.widgets.analogy:AnalogyDemo",
     "training": "tutor.tui.widgets.training:TrainingRun",
     "merges": "tutor.tui.widgets.merge_stepper:MergeStepper",
+    "inputs": "tutor.tui.widgets.inputs_experiment:InputsExperiment",
+    "width": "tutor.tui.widgets.width_experiment:WidthExperiment",
 }
 
 
