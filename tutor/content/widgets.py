@@ -186,9 +186,7 @@ class InputsWidget(WidgetConfig):
     one-hot row times W and with a lookup; validation-loss curves beside chance and the
     token-frequency baseline, the one-hot/lookup gap, and what each first layer costs."""
 
-    schemes: list[Scheme] = Field(
-        default=["id-number", "onehot", "table"], min_length=1
-    )
+    schemes: list[Scheme] = Field(default=["id-number", "onehot", "table"], min_length=1)
     """The runs whose curves are drawn."""
 
 

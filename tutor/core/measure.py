@@ -280,7 +280,8 @@ def _experiment_registry() -> dict[str, Spec]:
     `tutor experiment inputs|width`."""
     inputs, width = "tutor experiment inputs", "tutor experiment width"
     reg = {
-        "experiment.steps": Spec("步", "实验每次训练的步数", "steps per experiment run", inputs),
+        "experiment.steps": Spec("步", "三种输入各训练的步数", "steps per inputs run", inputs),
+        "experiment.width_steps": Spec("步", "每个宽度训练的步数", "steps per width run", width),
         "experiment.d": Spec("", "三种输入实验的宽度 d", "width d of the inputs runs", inputs),
         "experiment.chance": Spec(
             "", "均匀瞎猜的 loss（ln V）", "loss of a uniform guess (ln V)", inputs
@@ -417,6 +418,7 @@ def _experiment_facts(models_dir: Path) -> dict[str, object]:
     record = load_experiments(models_dir)
     values: dict[str, object] = {
         "experiment.steps": record.steps,
+        "experiment.width_steps": record.width_steps,
         "experiment.d": record.d,
         "experiment.chance": record.chance,
         "experiment.unigram": record.unigram,

@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult, RenderResult
-from textual.containers import Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from tutor.tui.context import tutor_context
-from tutor.tui.widgets.experiment_file import load_recorded
+from tutor.tui.widgets.experiment_file import RecordedExperiment
 
 if TYPE_CHECKING:
     from tutor.content.widgets import InputsWidget
@@ -47,26 +46,20 @@ class LossCurves(PlotextPlot):
         ticks = sorted({round(v, 2) for v in (record.chance, record.unigram, *ends)})
         plt.yticks(ticks, [f"{tick:.2f}" for tick in ticks])
         steps = record.inputs.runs[0].steps
-        plt.xticks(steps[:: max(1, len(steps) // 5)] + [steps[-1]])
+        plt.xticks(sorted({*steps[::2], steps[-1]}))
         return super().render()
 
 
-class InputsExperiment(Vertical):
+class InputsExperiment(RecordedExperiment):
     DEFAULT_CSS = """
     InputsExperiment { height: auto; }
-    InputsExperiment #caption { height: auto; margin: 0 0 0 1; }
+    InputsExperiment Static { height: auto; margin: 0 0 0 1; }
     """
 
-    def __init__(self, config: InputsWidget, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.config = config
+    config: InputsWidget
 
-    def compose(self) -> ComposeResult:
+    def parts(self, record: Experiments) -> ComposeResult:
         ctx = tutor_context(self)
-        record, problem = load_recorded(ctx)
-        if record is None:
-            yield Static(problem, id="caption")
-            return
         yield Static(ctx.t("exp.inputs.title", steps=record.steps, d=record.d), id="title")
         yield LossCurves(record, list(self.config.schemes))
         yield Static(Text("\n".join(self.caption(record))), id="caption")
@@ -85,7 +78,9 @@ class InputsExperiment(Vertical):
             for scheme in self.config.schemes
         ]
         lines.append(
-            ctx.t("exp.inputs.lines", chance=f"{record.chance:.2f}", unigram=f"{record.unigram:.2f}")
+            ctx.t(
+                "exp.inputs.lines", chance=f"{record.chance:.2f}", unigram=f"{record.unigram:.2f}"
+            )
         )
         onehot, table = record.inputs.run("onehot"), record.inputs.run("table")
         lines.append(
@@ -106,14 +101,13 @@ class InputsExperiment(Vertical):
         )
         return lines
 
-    def plain_text(self) -> str:
+    def reading(self, record: Experiments) -> str:
         ctx = tutor_context(self)
-        record, problem = load_recorded(ctx)
-        if record is None:
-            return problem
         curves = [
             f"{ctx.t(f'experiment.scheme.{s}')}: "
-            + ", ".join(f"{step} {loss:.2f}" for step, loss in zip(run.steps, run.val_loss, strict=True))
+            + ", ".join(
+                f"{step} {loss:.2f}" for step, loss in zip(run.steps, run.val_loss, strict=True)
+            )
             for s in self.config.schemes
             for run in [record.inputs.run(s)]
         ]
