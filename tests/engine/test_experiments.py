@@ -106,6 +106,7 @@ def test_tutor_experiment_width_json(record, capsys):
     assert [run["d"] for run in data["runs"]] == list(WIDTHS)
     assert [run["contrast"] for run in data["runs"]] == [r.contrast for r in record.width.runs]
     assert len(data["tokens"]) == len(data["kinds"]) == len(data["coords"]["d2"]) == 20
+    assert data["steps"] == record.width_steps
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -38,7 +38,7 @@ def width_data(record: Experiments) -> dict[str, object]:
         "tokens": record.words,
         "kinds": record.kinds,
         "coords": record.width.coords,
-        "steps": record.steps,
+        "steps": record.width_steps,
     }
 
 
@@ -74,7 +74,7 @@ def _print_width(speaker: Speaker, record: Experiments) -> None:
         for run in record.width.runs
     ]
     header = [speaker.t(f"experiment.col.{name}") for name in ("d", "end", "contrast", "before")]
-    print(speaker.t("experiment.width.head", steps=record.steps))
+    print(speaker.t("experiment.width.head", steps=record.width_steps))
     print(table(header, rows))
     print(speaker.t("experiment.width.tail", chance=f"{record.chance:.3f}"))
 
