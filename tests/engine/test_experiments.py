@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -70,7 +71,7 @@ def test_every_width_has_its_loss_and_contrast(record):
     runs = record.width.runs
     assert [run.d for run in runs] == list(WIDTHS)
     losses = [run.val_loss for run in runs]
-    assert losses[0] > losses[1] > losses[2] > losses[-1]  # one number per token costs most
+    assert all(a > b for a, b in pairwise(losses))  # page 12: falls at every width
     assert all(run.contrast > run.contrast_before for run in runs if run.d >= 4)
     assert record.words == [w for ws in CATEGORIES.values() for w in ws]
     assert np.shape(record.width.coords["d1"]) == (20, 1)
@@ -147,3 +148,15 @@ def test_two_numbers_give_each_kind_its_own_patch_of_the_plane(record):
     np.fill_diagonal(distances, np.inf)
     nearest = distances.argmin(axis=1)
     assert all(record.kinds[i] == record.kinds[j] for i, j in enumerate(nearest))
+
+
+def test_page_12_quotes_the_contrast_range_from_d8_on(record):
+    """Page 12: from d = 8 to 64 the contrast lies between d = 64's and d = 16's, every
+    one of them far above its value before training; at d = 2 the four patches lie on one
+    side of the origin (every point's cosine to their mean direction is positive)."""
+    wide = {run.d: run for run in record.width.runs if run.d >= 8}
+    assert min(wide.values(), key=lambda r: r.contrast).d == 64
+    assert max(wide.values(), key=lambda r: r.contrast).d == 16
+    assert all(abs(run.contrast_before) < 0.1 for run in wide.values())
+    points = np.asarray(record.width.coords["d2"])
+    assert (points @ points.mean(axis=0) > 0).all()
