@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from itertools import pairwise
 
 import numpy as np
@@ -160,3 +162,18 @@ def test_page_12_quotes_the_contrast_range_from_d8_on(record):
     assert all(abs(run.contrast_before) < 0.1 for run in wide.values())
     points = np.asarray(record.width.coords["d2"])
     assert (points @ points.mean(axis=0) > 0).all()
+
+
+def test_the_command_and_the_widgets_never_load_torch():
+    probe = (
+        "import contextlib, io, sys\n"
+        "from tutor.cli import main\n"
+        "import tutor.tui.widgets.inputs_experiment, tutor.tui.widgets.width_experiment\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    codes = [main(['experiment', name]) for name in ('inputs', 'width')]\n"
+        "print(codes, 'torch' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["[0,", "0]", "False"]
