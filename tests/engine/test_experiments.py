@@ -177,3 +177,11 @@ def test_the_command_and_the_widgets_never_load_torch():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.split() == ["[0,", "0]", "False"]
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "请运行 `tutor assets build`"), ("en", "run")])
+def test_a_missing_record_is_said_with_its_fix(tmp_path, monkeypatch, capsys, lang, said):
+    monkeypatch.setattr("tutor.core.paths.assets_dir", lambda: tmp_path)
+    assert main(["experiment", "width", "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "models" / "experiments.json") in err and said in err
