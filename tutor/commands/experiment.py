@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from tutor.commands.output import print_json, speaker_for, table
 
@@ -79,28 +80,40 @@ def _print_width(speaker: Speaker, record: Experiments) -> None:
     print(speaker.t("experiment.width.tail", chance=f"{record.chance:.3f}"))
 
 
-# name -> (the JSON it prints, how it prints for a reader)
-EXPERIMENTS: dict[
-    str, tuple[Callable[[Experiments], dict[str, object]], Callable[[Speaker, Experiments], None]]
-] = {
-    "inputs": (inputs_data, _print_inputs),
-    "width": (width_data, _print_width),
+def _recorded() -> Experiments:
+    from tutor.core.experiment_record import load_experiments
+    from tutor.core.paths import assets_dir
+
+    return load_experiments(assets_dir() / "models")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One subcommand: where its figures come from, its JSON, and how it prints for a
+    reader. A new experiment is one more entry of EXPERIMENTS."""
+
+    load: Callable[[], Any]
+    data: Callable[[Any], dict[str, object]]
+    show: Callable[[Speaker, Any], None]
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    "inputs": Experiment(_recorded, inputs_data, _print_inputs),
+    "width": Experiment(_recorded, width_data, _print_width),
 }
 
 
 def run(args: argparse.Namespace) -> int:
     from tutor.commands.inspect import EXIT_USAGE, error_line
-    from tutor.core.experiment_record import ExperimentError, load_experiments
-    from tutor.core.paths import assets_dir
 
+    experiment = EXPERIMENTS[args.name]
     try:
-        record = load_experiments(assets_dir() / "models")
-    except ExperimentError as exc:
+        source = experiment.load()
+    except ValueError as exc:  # ExperimentError, or a model's error for one that reads it
         print(error_line(exc, args.lang or "zh"), file=sys.stderr)
         return EXIT_USAGE
-    data, show = EXPERIMENTS[args.name]
     if args.json:
-        print_json(data(record))
+        print_json(experiment.data(source))
     else:
-        show(speaker_for(args), record)
+        experiment.show(speaker_for(args), source)
     return 0
