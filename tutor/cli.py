@@ -34,6 +34,7 @@ _HANDLERS = {
     "similarity": "inspect",
     "analogy": "inspect",
     "facts": "inspect",
+    "experiment": "experiment",
     "train": "train",
     "assets": "assets",
     "serve": "serve",
@@ -257,6 +258,12 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     facts = sub.add_parser("facts", help=say("cli.cmd.facts"))
     facts.add_argument("--key", metavar="K", help=say("cli.opt.facts.key"))
     facts.add_argument("--json", action="store_true", help=say("cli.opt.json"))
+
+    from tutor.commands.experiment import EXPERIMENTS
+
+    experiment = sub.add_parser("experiment", help=say("cli.cmd.experiment"))
+    experiment.add_argument("name", choices=tuple(EXPERIMENTS), help=say("cli.arg.experiment"))
+    experiment.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
     train = sub.add_parser("train", help=say("cli.cmd.train"))
     train.add_argument("--corpus", type=Path, metavar="FILE", help=say("cli.opt.train.corpus"))

@@ -228,3 +228,26 @@ def test_merge_stepper(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=step)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("widget", ["inputs", "width"])
+def test_recorded_experiment(
+    snap_compare: Callable[..., bool],
+    fixed_data_dir: Path,
+    size: tuple[int, int],
+    lang: str,
+    widget: str,
+) -> None:
+    """Pages 4 and 12's recorded experiments, scrolled into view."""
+    from tutor.tui.screens.page import widget_class
+
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with(widget), lang=lang)
+
+    async def show(pilot: Pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one(widget_class(widget)).scroll_visible(animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=show)

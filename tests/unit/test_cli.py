@@ -68,11 +68,12 @@ def test_a_mistyped_command_still_gets_argparse_s_message(
         (
             ["bogus"],
             "tutor：参数 COMMAND：没有「bogus」这个选项（可选：lesson、explore、check、new、"
-            "preview、grade、tokenize、neighbours、similarity、analogy、facts、train、assets、"
-            "serve、report、review）",
+            "preview、grade、tokenize、neighbours、similarity、analogy、facts、experiment、train、"
+            "assets、serve、report、review）",
             "tutor: error: argument COMMAND: invalid choice: 'bogus' (choose from 'lesson', "
             "'explore', 'check', 'new', 'preview', 'grade', 'tokenize', 'neighbours', "
-            "'similarity', 'analogy', 'facts', 'train', 'assets', 'serve', 'report', 'review')",
+            "'similarity', 'analogy', 'facts', 'experiment', 'train', 'assets', 'serve', 'report', "
+            "'review')",
         ),
         (
             ["facts", "--nope"],

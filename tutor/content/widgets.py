@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tutor.core.experiment_record import Scheme
 from tutor.core.names import NeighbourScheme, Stage, TokenScheme
 
 PipelineStep = Literal["text", "tokens", "ids", "embedding", "attention", "ffn", "output"]
@@ -205,6 +206,24 @@ class OneStepWidget(WidgetConfig):
     """Whether the learner may type their own sentence."""
 
 
+class InputsWidget(WidgetConfig):
+    """The recorded inputs experiment: one model trained with the ID as a number, with a
+    one-hot row times W and with a lookup; validation-loss curves beside chance and the
+    token-frequency baseline, the one-hot/lookup gap, and what each first layer costs."""
+
+    schemes: list[Scheme] = Field(default=["id-number", "onehot", "table"], min_length=1)
+    """The runs whose curves are drawn."""
+
+
+class WidthWidget(WidgetConfig):
+    """The recorded width experiment: the lesson's 20 category words on a line when each
+    token gets one number (d = 1) and on a plane (d = 2), with the validation loss and the
+    category contrast at every width."""
+
+    plane: bool = True
+    """Also draw the words' rows at d = 2 as points on a plane."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -218,4 +237,6 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "merges": MergesWidget,
     "unseen": UnseenWidget,
     "one-step": OneStepWidget,
+    "inputs": InputsWidget,
+    "width": WidthWidget,
 }

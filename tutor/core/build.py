@@ -1,4 +1,5 @@
-"""`tutor assets build`: corpus -> tokenizers -> project model -> width sweep -> facts.
+"""`tutor assets build`: corpus -> tokenizers -> project model -> width sweep ->
+experiments -> facts.
 
 Deterministic from the code in tutor/core (corpus, segment, vocab, train, measure, build):
 training runs on one thread with deterministic kernels pinned to AVX2 (kernels.py) and no
@@ -28,6 +29,8 @@ INPUT_MODULES = (
     "train.py",
     "trajectory.py",
     "measure.py",
+    "experiments.py",
+    "experiment_record.py",
     "build.py",
 )
 HAND_KEPT = ("cited_facts.yaml", "README.md")
@@ -104,7 +107,7 @@ def build(out: Path, say: Callable[[str], None] = print, lesson_tokens: Sequence
     """
     from tokenizers import Tokenizer
 
-    from tutor.core import kernels, trajectory
+    from tutor.core import experiments, kernels, trajectory
     from tutor.core.measure import SWEEP_SEEDS, SWEEP_WIDTHS, measure
     from tutor.core.train import TrainConfig, print_progress, save_model_dir, train
 
@@ -170,6 +173,9 @@ def build(out: Path, say: Callable[[str], None] = print, lesson_tokens: Sequence
             )
     sweep = {"steps": SWEEP_STEPS, "seeds": list(SWEEP_SEEDS), "runs": runs}
     (out / "models" / "sweep.json").write_text(json.dumps(sweep, indent=2) + "\n", encoding="utf-8")
+    experiments.write(
+        out / "models", experiments.record(tokenizer, corpus.zh_train, corpus.zh_valid, say)
+    )
     say("facts ...")
     facts = measure(out)
     (out / "facts.json").write_text(

@@ -18,6 +18,7 @@ from tokenizers import Tokenizer
 
 from tutor.core import corpus as corpus_mod
 from tutor.core import segment, trajectory
+from tutor.core.experiment_record import SCHEMES, WIDTHS, load_experiments
 from tutor.core.model import BEFORE_FILE, WEIGHTS_FILE, ProjectModel, Stage, open_model
 from tutor.core.similarity import Neighbour, analogy, cosine_matrix, nearest
 from tutor.core.table import EmbeddingTable
@@ -265,9 +266,64 @@ def _registry() -> dict[str, Spec]:
         reg[f"sweep.d{d}.val_loss_spread"] = Spec(
             "", f"d = {d} 两个种子的 loss 之差", f"val loss spread across seeds at d={d}", ""
         )
+    reg.update(_experiment_registry())
     return {
         key: Spec(s.unit, s.label_zh, s.label_en, s.source or build + key) for key, s in reg.items()
     }
+
+
+SCHEME_ZH = {"id-number": "ID 当数", "onehot": "one-hot × W", "table": "查表"}
+
+
+def _experiment_registry() -> dict[str, Spec]:
+    """The recorded experiments' figures (tutor/core/experiments.py), each checkable with
+    `tutor experiment inputs|width`."""
+    inputs, width = "tutor experiment inputs", "tutor experiment width"
+    reg = {
+        "experiment.steps": Spec("步", "三种输入各训练的步数", "steps per inputs run", inputs),
+        "experiment.width_steps": Spec("步", "每个宽度训练的步数", "steps per width run", width),
+        "experiment.d": Spec("", "三种输入实验的宽度 d", "width d of the inputs runs", inputs),
+        "experiment.chance": Spec(
+            "", "均匀瞎猜的 loss（ln V）", "loss of a uniform guess (ln V)", inputs
+        ),
+        "experiment.unigram": Spec(
+            "", "只按词频猜的验证 loss", "validation loss of the token frequencies", inputs
+        ),
+        "experiment.inputs.max_abs_diff": Spec(
+            "",
+            "one-hot × W 与查表的验证 loss 最大差",
+            "largest validation-loss gap, one-hot vs lookup",
+            inputs,
+        ),
+        "experiment.inputs.bytes_ratio": Spec(
+            "倍",
+            "one-hot 每步第一层的字节数是查表的多少倍",
+            "one-hot's first-layer bytes per step over the lookup's",
+            inputs,
+        ),
+        "experiment.inputs.onehot_madds": Spec(
+            "次", "one-hot × W 每步第一层的乘加次数", "one-hot first-layer multiply-adds", inputs
+        ),
+    }
+    for scheme in SCHEMES:
+        key = _key(scheme)
+        reg[f"experiment.inputs.{key}.val_loss"] = Spec(
+            "", f"{SCHEME_ZH[scheme]}：最后的验证 loss", f"{scheme}: final validation loss", inputs
+        )
+        reg[f"experiment.inputs.{key}.bytes"] = Spec(
+            "字节",
+            f"{SCHEME_ZH[scheme]}：第一层每步的字节数",
+            f"{scheme}: first-layer bytes per step",
+            inputs,
+        )
+    for d in WIDTHS:
+        reg[f"experiment.width.d{d}.val_loss"] = Spec(
+            "", f"输入行宽 d = {d} 的验证 loss", f"validation loss, rows {d} wide", width
+        )
+        reg[f"experiment.width.d{d}.contrast"] = Spec(
+            "", f"输入行宽 d = {d} 的类别对比", f"category contrast, rows {d} wide", width
+        )
+    return reg
 
 
 MEASURED = _registry()
@@ -354,6 +410,28 @@ def _measure(assets: Path) -> dict[str, object]:
         values[f"sweep.d{d}.embedding_share"] = runs[0]["embedding_share"]
         values[f"sweep.d{d}.val_loss"] = round(sum(losses) / len(losses), 4)
         values[f"sweep.d{d}.val_loss_spread"] = round(max(losses) - min(losses), 4)
+    values.update(_experiment_facts(assets / "models"))
+    return values
+
+
+def _experiment_facts(models_dir: Path) -> dict[str, object]:
+    record = load_experiments(models_dir)
+    values: dict[str, object] = {
+        "experiment.steps": record.steps,
+        "experiment.width_steps": record.width_steps,
+        "experiment.d": record.d,
+        "experiment.chance": record.chance,
+        "experiment.unigram": record.unigram,
+        "experiment.inputs.max_abs_diff": record.inputs.max_abs_diff_onehot_table,
+        "experiment.inputs.bytes_ratio": record.inputs.bytes_ratio,
+        "experiment.inputs.onehot_madds": record.inputs.run("onehot").multiply_adds_per_step,
+    }
+    for run in record.inputs.runs:
+        values[f"experiment.inputs.{_key(run.scheme)}.val_loss"] = run.val_loss[-1]
+        values[f"experiment.inputs.{_key(run.scheme)}.bytes"] = run.bytes_per_step
+    for run in record.width.runs:
+        values[f"experiment.width.d{run.d}.val_loss"] = run.val_loss
+        values[f"experiment.width.d{run.d}.contrast"] = run.contrast
     return values
 
 

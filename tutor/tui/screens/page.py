@@ -49,6 +49,8 @@ WIDGET_CLASSES: dict[str, str] = {
     "merges": "tutor.tui.widgets.merge_stepper:MergeStepper",
     "unseen": "tutor.tui.widgets.unseen:UnseenTokensView",
     "one-step": "tutor.tui.widgets.one_step:OneStepDemo",
+    "inputs": "tutor.tui.widgets.inputs_experiment:InputsExperiment",
+    "width": "tutor.tui.widgets.width_experiment:WidthExperiment",
 }
 
 
