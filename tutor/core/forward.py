@@ -76,15 +76,10 @@ class Forward:
     def renumbered(self, tokenizer: Tokenizer, rows: np.ndarray | None = None) -> Forward:
         """The same model read through another tokenizer; with `rows`, the input table and
         the output layer are reordered too (row i of each becomes the old row rows[i])."""
+        read = replace(self, tokenizer=tokenizer, end_of_text=tokenizer.token_to_id(END_OF_TEXT))
         if rows is None:
-            return replace(self, tokenizer=tokenizer)
-        return replace(
-            self,
-            tokenizer=tokenizer,
-            embed=self.embed[rows],
-            head=self.head[rows],
-            end_of_text=tokenizer.token_to_id(END_OF_TEXT),
-        )
+            return read
+        return replace(read, embed=self.embed[rows], head=self.head[rows])
 
     def logits(self, windows: np.ndarray) -> np.ndarray:
         """Scores of every next token after each window of `context` IDs (N x V)."""
