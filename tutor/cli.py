@@ -38,6 +38,7 @@ _HANDLERS = {
     "serve": "serve",
     "report": "report",
     "review": "review",
+    "experiment": "experiment_renumber",
 }
 
 
@@ -432,6 +433,21 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     review.add_argument(
         "--authorized-keys", type=Path, metavar="FILE", help=say("cli.opt.report.keys")
     )
+    experiment = sub.add_parser("experiment", help=say("cli.cmd.experiment"))
+    which = experiment.add_subparsers(
+        dest="experiment",
+        metavar="NAME",
+        required=True,
+        help=say("cli.arg.experiment.name"),
+        parser_class=partial(Parser, lang=lang),
+    )
+    renumber = which.add_parser("renumber", help=say("cli.cmd.experiment.renumber"))
+    renumber.add_argument("--seed", type=int, default=1, metavar="N", help=say("cli.opt.seed"))
+    renumber.add_argument(
+        "--sentence", default="小明把苹果给了", metavar="TEXT", help=say("cli.opt.sentence")
+    )
+    renumber.add_argument("--json", action="store_true", help=say("cli.opt.json"))
+    _add_globals(renumber, default=argparse.SUPPRESS, say=say)
     form = report.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help=say("cli.opt.report.csv"))
     form.add_argument("--json", action="store_true", help=say("cli.opt.json"))

@@ -69,10 +69,11 @@ def test_a_mistyped_command_still_gets_argparse_s_message(
             ["bogus"],
             "tutor：参数 COMMAND：没有「bogus」这个选项（可选：lesson、explore、check、new、"
             "preview、grade、tokenize、neighbours、similarity、analogy、facts、train、assets、"
-            "serve、report、review）",
+            "serve、report、review、experiment）",
             "tutor: error: argument COMMAND: invalid choice: 'bogus' (choose from 'lesson', "
             "'explore', 'check', 'new', 'preview', 'grade', 'tokenize', 'neighbours', "
-            "'similarity', 'analogy', 'facts', 'train', 'assets', 'serve', 'report', 'review')",
+            "'similarity', 'analogy', 'facts', 'train', 'assets', 'serve', 'report', 'review', "
+            "'experiment')",
         ),
         (
             ["facts", "--nope"],
