@@ -11,6 +11,9 @@ from tutor.cli import main
 from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 
 
+pytestmark = pytest.mark.slow  # seconds of numpy per experiment
+
+
 @pytest.fixture(scope="module")
 def experiment() -> Experiment:
     return Experiment.open()

@@ -180,6 +180,15 @@ class MergesWidget(WidgetConfig):
     """Whether the learner may type their own text."""
 
 
+class RenumberWidget(WidgetConfig):
+    """The trained model's IDs renumbered by a random permutation, consistently and in the
+    tokenizer only: the sentence's next-token predictions and the validation loss each way;
+    a key draws a new permutation."""
+
+    sentence: str = Field(min_length=1, max_length=40)
+    """The sentence whose next token the model predicts (1 to 40 characters)."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -191,4 +200,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "analogy": AnalogyWidget,
     "training": TrainingWidget,
     "merges": MergesWidget,
+    "renumber": RenumberWidget,
 }

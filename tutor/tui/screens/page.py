@@ -47,6 +47,7 @@ WIDGET_CLASSES: dict[str, str] = {
     "analogy": "tutor.tui.widgets.analogy:AnalogyDemo",
     "training": "tutor.tui.widgets.training:TrainingRun",
     "merges": "tutor.tui.widgets.merge_stepper:MergeStepper",
+    "renumber": "tutor.tui.widgets.renumber:RenumberDemo",
 }
 
 
