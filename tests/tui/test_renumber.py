@@ -12,7 +12,6 @@ from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.renumber import RenumberDemo, shipped
 
-
 pytestmark = pytest.mark.slow  # seconds of numpy per experiment
 
 

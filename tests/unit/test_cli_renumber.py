@@ -10,7 +10,6 @@ import pytest
 from tutor.cli import main
 from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 
-
 pytestmark = pytest.mark.slow  # seconds of numpy per experiment
 
 
