@@ -64,7 +64,9 @@ PIECE = 10  # columns of a piece before it is cut with "…"
 
 
 def piece_cell(prediction: Prediction) -> str:
-    piece = prediction.piece.replace(" ", "␣")
+    piece = prediction.piece
+    if piece.startswith(" "):  # a word's leading space, seen (not a byte piece's "<E6 94>")
+        piece = "␣" + piece[1:]
     if cell_len(piece) > PIECE:
         while cell_len(piece) > PIECE - 1:
             piece = piece[:-1]
