@@ -74,6 +74,7 @@ class Experiment:
         self.forward = forward
         self.pieces = pieces  # readable piece of each original ID
         self.sample_text = sample_text
+        self._drawn: tuple[int, np.ndarray, Tokenizer] | None = None
 
     @classmethod
     def open(cls, folder: Path | None = None) -> Experiment:
@@ -91,8 +92,12 @@ class Experiment:
         return math.log(self.forward.vocab_size)
 
     def _renumbered(self, seed: int, consistent: bool) -> tuple[Forward, np.ndarray]:
-        new_id = draw(seed, self.forward.vocab_size)
-        tokenizer = renumbered_tokenizer(self.forward.tokenizer, new_id)
+        # the newest seed's tokenizer is kept: building one takes ~0.1 s, and a seed's
+        # sentence and losses all read it
+        if self._drawn is None or self._drawn[0] != seed:
+            new_id = draw(seed, self.forward.vocab_size)
+            self._drawn = (seed, new_id, renumbered_tokenizer(self.forward.tokenizer, new_id))
+        _, new_id, tokenizer = self._drawn
         rows = np.argsort(new_id) if consistent else None  # new row j holds old row rows[j]
         return self.forward.renumbered(tokenizer, rows), new_id
 

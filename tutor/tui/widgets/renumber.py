@@ -111,11 +111,14 @@ class RenumberDemo(Asking, can_focus=True):
     def _ask_seed(self) -> None:
         seed, sentence = self.seed, self.config.sentence
         self.progress = (0, 0)
+        self.ask(lambda: shipped().sentence(seed, sentence), self._sentenced, topic="sentence")
+
+    def _ask_loss(self, seed: int) -> None:
+        """After the sentence's answer, so that the two never share the CPU."""
 
         def tick(done: int, total: int) -> None:  # in the worker: a message, not a widget
             self.post_message(self.Progressed(seed, done, total))
 
-        self.ask(lambda: shipped().sentence(seed, sentence), self._sentenced, topic="sentence")
         self.ask(
             lambda: Loss(seed, shipped().tokenizer_only_loss(seed, tick)),
             self._lost,
@@ -134,6 +137,7 @@ class RenumberDemo(Asking, can_focus=True):
 
     def _sentenced(self, shown: SentenceShown) -> None:
         self.shown = shown
+        self._ask_loss(shown.seed)
         self.refresh(layout=True)
 
     def _lost(self, loss: Loss) -> None:
