@@ -4,6 +4,7 @@ permutation (the next seed), not one picked for its result."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,20 @@ async def test_a_press_shows_its_seed_at_once_and_the_loss_s_progress(
         await settle(pilot)
         assert demo.loss.seed == 2
         assert demo.progress == (SAMPLE_POSITIONS, SAMPLE_POSITIONS)
+
+
+async def test_under_another_model_the_page_says_the_experiment_stays_on_the_project_model(
+    make_app: Callable[..., TutorApp], tmp_path: Path, experiment: Experiment
+) -> None:
+    """The numpy forward pass is the project model's: under --model the widget still runs
+    on it, and the page's note says so instead of claiming every part uses the opened one."""
+    from tests.tui.test_beside import write_chinese_model
+
+    real = write_chinese_model(tmp_path / "real-zh")
+    app = make_app(start_lesson=LESSON, start_page=page_with("renumber"), model_dir=real)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        note = str(app.screen.query_one(".model-note").render())
+        assert "重新编号实验例外" in note
+        demo = app.screen.query_one(RenumberDemo)
+        assert demo.base is not None and demo.base.val_loss == pytest.approx(experiment.val_loss())

@@ -188,6 +188,8 @@ class PageScreen(SavesProgress):
         )
         if beside and ctx.beside_models is ctx.models:  # the opened model goes beside
             note += space + ctx.t("page.model_note.beside", name=ctx.model_dir.name)
+        if any(getattr(block, "widget", None) == "renumber" for block in self.page.body_blocks):
+            note += space + ctx.t("page.model_note.renumber")  # numpy runs the project model
         return Content.styled(note, "italic $text-warning")
 
     @property
