@@ -135,12 +135,12 @@ class Experiment:
         stream = forward.encode_lines(self.sample_text)
         return forward.mean_loss(stream, SAMPLE_POSITIONS, progress)
 
-    def val_loss(self, progress: Progress | None = None) -> float:
-        """The shipped model's loss on the validation sample."""
-        return self._cached_val_loss if progress is None else self._loss(self.forward, progress)
+    def val_loss(self) -> float:
+        """The model's own loss on the validation sample (computed once)."""
+        return self._val_loss
 
     @cached_property
-    def _cached_val_loss(self) -> float:
+    def _val_loss(self) -> float:
         return self._loss(self.forward, None)
 
     def consistent_loss(self, seed: int, progress: Progress | None = None) -> float:

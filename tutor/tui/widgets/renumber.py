@@ -151,7 +151,7 @@ class RenumberDemo(Asking, can_focus=True):
             self.refresh()
 
     def least_lines(self, width: int) -> int:
-        return len(self._lines())
+        return sum(line.plain.count("\n") + 1 for line in self._lines())
 
     def _lines(self) -> list[Content]:
         ctx = tutor_context(self)
