@@ -15,16 +15,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 from tutor.core.paths import corpus_dir
+from tutor.core.table import map_float32
 
 EMBED = "model.embed_tokens.weight"
 HEAD = "lm_head.weight"
 END_OF_TEXT = "<|endoftext|>"
 LAYER_NORM_EPS = 1e-5  # torch.nn.LayerNorm's default, which the model was trained with
-CHUNK = 512  # positions per matrix product: bounded memory, and a progress tick per chunk
+CHUNK = 128  # positions per matrix product: ~2 MB of scores at a time, a progress tick each
 
 Progress = Callable[[int, int], None]  # positions done, positions in all
 
@@ -50,20 +50,24 @@ class Forward:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         if config.get("architecture") != "context-mlp":
             raise ValueError(f"{folder} is not a context-mlp model (the project model's kind)")
-        w = load_file(str(folder / "model.safetensors"))
+        weights = folder / "model.safetensors"
+
+        def w(key: str) -> np.ndarray:  # mapped, not copied: the app maps the same table
+            return map_float32(weights, key).view(np.ndarray)
+
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         eot = tokenizer.token_to_id(END_OF_TEXT)
         if eot is None:
             raise ValueError(f"{folder}'s tokenizer has no {END_OF_TEXT} token")
         return cls(
-            embed=w[EMBED],
-            head=w[HEAD],
-            mix_w=w["model.mix.weight"],
-            mix_b=w["model.mix.bias"],
-            out_w=w["model.out.weight"],
-            out_b=w["model.out.bias"],
-            norm_w=w["model.norm.weight"],
-            norm_b=w["model.norm.bias"],
+            embed=w(EMBED),
+            head=w(HEAD),
+            mix_w=w("model.mix.weight"),
+            mix_b=w("model.mix.bias"),
+            out_w=w("model.out.weight"),
+            out_b=w("model.out.bias"),
+            norm_w=w("model.norm.weight"),
+            norm_b=w("model.norm.bias"),
             context=int(config["context"]),
             tokenizer=tokenizer,
             end_of_text=eot,
@@ -125,10 +129,11 @@ class Forward:
         total = 0.0
         for start in range(0, len(positions), CHUNK):
             chunk = positions[start : start + CHUNK]
-            logits = self.logits(stream[chunk[:, None] + offsets]).astype(np.float64)
+            logits = self.logits(stream[chunk[:, None] + offsets])
             top = logits.max(axis=1)
-            log_norm = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
-            total += float((log_norm - logits[np.arange(len(chunk)), stream[chunk]]).sum())
+            log_norm = top + np.log(np.exp(logits - top[:, None]).sum(axis=1, dtype=np.float64))
+            target = logits[np.arange(len(chunk)), stream[chunk]]
+            total += float((log_norm - target).sum(dtype=np.float64))
             if progress:
                 progress(start + len(chunk), len(positions))
         return total / max(len(positions), 1)
