@@ -148,7 +148,7 @@ class RenumberDemo(Asking, can_focus=True):
         message.stop()
         if message.seed == self.seed:
             self.progress = (message.done, message.total)
-            self.refresh()
+            self.refresh(layout=True)  # a longer count may wrap the line
 
     def least_lines(self, width: int) -> int:
         return sum(line.plain.count("\n") + 1 for line in self._lines())
