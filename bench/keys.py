@@ -50,6 +50,7 @@ from tutor.tui.screens.page import PageScreen, Prose
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.neighbours import NeighboursPanel
+from tutor.tui.widgets.renumber import RenumberDemo
 from tutor.tui.widgets.token_strip import TokenStrip
 from tutor.tui.widgets.training import StepMap, TrainingRun
 from tutor.words.i18n import t
@@ -61,6 +62,12 @@ COLS, ROWS = 80, 24
 LESSON = "embedding"
 PASTE_CHARS = 2_000
 TIMEOUT_S = 30.0
+# Computations a key starts but the next frame does not hold: timed to their answer and
+# reported, outside the 50 ms target (the key's own frame is `renumber_draw`).
+WAITS = {
+    "renumber_sentence": "the sentence's top-5 under the new permutation (worker)",
+    "renumber_loss": "the validation loss with the tokenizer alone renumbered (worker)",
+}
 
 
 @dataclass
@@ -411,6 +418,43 @@ async def scrub_while_training(
     return result
 
 
+def renumber_presses(
+    stage: str,
+) -> Callable[[Pilot[None], Screen, int], Awaitable[tuple[list[float], int]]]:
+    """Enter on page 10 draws the next permutation. `stage` is what the clock waits for: "draw"
+    the frame naming the new permutation (its figures replaced by "计算中"), "sentence" its
+    top-5 columns, "loss" the validation loss with the tokenizer alone renumbered (about a
+    second of numpy in a worker, its progress counted on screen meanwhile)."""
+
+    async def presses(pilot: Pilot[None], screen: Screen, n: int) -> tuple[list[float], int]:
+        app = pilot.app
+        demo = app.screen.query_one(RenumberDemo)
+        demo.focus()
+        demo.scroll_visible(animate=False, top=True)
+        await settle(pilot)
+        times, verified = [], 0
+        for _ in range(n):
+            seed = demo.seed + 1
+
+            def answered(seed: int = seed) -> bool:
+                if stage == "sentence":
+                    return demo.shown is not None and demo.shown.seed == seed
+                if stage == "loss":
+                    return demo.loss is not None and demo.loss.seed == seed
+                return demo.seed == seed
+
+            times.append(await timed(press(app, "enter"), answered))
+            await settle(pilot)
+            assert demo.loss is not None
+            title = t("renumber.title", "zh", seed=seed)
+            verified += shows(screen.catch_up(), title) and shows(
+                screen.catch_up(), f"{demo.loss.value:.3f}"
+            )
+        return times, verified
+
+    return presses
+
+
 def run(presses: int) -> dict[str, object]:
     heat_page, _ = first_page_with("heatmap")
     # the panel asking the trained/initial tables, which scan every row, is the heaviest
@@ -421,6 +465,7 @@ def run(presses: int) -> dict[str, object]:
     tok_page, _ = first_page_with("tokens")
     first_page = load_lessons(content_dir()).lesson(LESSON).pages[0].number  # type: ignore[union-attr]
     training_page, _ = first_page_with("training")
+    renumber_page, _ = first_page_with("renumber")
     scenarios = [
         Scenario("page_turn_first_visit", first_page, first_visit_turns),
         Scenario("page_turn_revisit", first_page + 1, revisit_turns),
@@ -429,6 +474,10 @@ def run(presses: int) -> dict[str, object]:
         Scenario("token_strip_paste_2000", tok_page, paste_presses),
         Scenario("training_scrub", training_page, scrub_presses),
         Scenario("training_map_scrub", training_page, map_scrub_presses),
+        *(
+            Scenario(f"renumber_{stage}", renumber_page, renumber_presses(stage))
+            for stage in ("draw", "sentence", "loss")
+        ),
     ]
     if torch_available():
         scenarios.append(Scenario("training_scrub_live_run", training_page, scrub_while_training))
@@ -469,7 +518,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     worst = max(  # a page never shown before has its own target
         r["p95_ms"]  # type: ignore[index]
         for name, r in results.items()
-        if name != "page_turn_first_visit"
+        if name not in ("page_turn_first_visit", *WAITS)
     )
     emit(
         {
@@ -483,6 +532,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "target_p95_ms": 50,
             "target_met": worst <= 50,
             "target_first_visit_p95_ms": 100,
+            "not_key_latency": {name: WAITS[name] for name in WAITS if name in results},
         }
     )
 

@@ -259,11 +259,27 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     facts.add_argument("--key", metavar="K", help=say("cli.opt.facts.key"))
     facts.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
-    from tutor.commands.experiment import EXPERIMENTS
+    from tutor.commands.experiment import RECORDED
 
     experiment = sub.add_parser("experiment", help=say("cli.cmd.experiment"))
-    experiment.add_argument("name", choices=tuple(EXPERIMENTS), help=say("cli.arg.experiment"))
-    experiment.add_argument("--json", action="store_true", help=say("cli.opt.json"))
+    which = experiment.add_subparsers(
+        dest="experiment",
+        metavar="NAME",
+        required=True,
+        help=say("cli.arg.experiment.name"),
+        parser_class=partial(Parser, lang=lang),
+    )
+    for name in RECORDED:
+        recorded = which.add_parser(name, help=say(f"cli.cmd.experiment.{name}"))
+        recorded.add_argument("--json", action="store_true", help=say("cli.opt.json"))
+        _add_globals(recorded, default=argparse.SUPPRESS, say=say)
+    renumber = which.add_parser("renumber", help=say("cli.cmd.experiment.renumber"))
+    renumber.add_argument("--seed", type=int, default=1, metavar="N", help=say("cli.opt.seed"))
+    renumber.add_argument(
+        "--sentence", default="小明把苹果给了", metavar="TEXT", help=say("cli.opt.sentence")
+    )
+    renumber.add_argument("--json", action="store_true", help=say("cli.opt.json"))
+    _add_globals(renumber, default=argparse.SUPPRESS, say=say)
 
     train = sub.add_parser("train", help=say("cli.cmd.train"))
     train.add_argument("--corpus", type=Path, metavar="FILE", help=say("cli.opt.train.corpus"))

@@ -65,8 +65,13 @@ def check_keys(r: dict) -> None:
         "token_strip_paste_2000",
         "training_scrub",
         "training_map_scrub",
+        "renumber_draw",
+        "renumber_sentence",
+        "renumber_loss",
         *(["training_scrub_live_run"] if torch_available() else []),
     }
+    renumber = [interactions[f"renumber_{s}"]["median_ms"] for s in ("draw", "sentence", "loss")]
+    assert renumber == sorted(renumber)  # the key's frame, then the top-5, then the loss
     for figures in interactions.values():
         assert figures["n"] == r["presses_each"] == 3
         assert figures["verified"] == 3  # each press really changed the screen

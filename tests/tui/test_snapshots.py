@@ -251,3 +251,23 @@ def test_recorded_experiment(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=show)
+
+
+def test_renumbering(
+    snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
+) -> None:
+    """Page 10's experiment scrolled into view, after one Enter: permutation 2."""
+    from tutor.tui.widgets.renumber import RenumberDemo
+
+    app = app_for(fixed_data_dir, start_lesson=LESSON, start_page=page_with("renumber"), lang=lang)
+
+    async def draw(pilot: Pilot) -> None:
+        await settle(pilot)
+        widget = pilot.app.screen.query_one(RenumberDemo)
+        widget.focus()
+        widget.scroll_visible(animate=False, top=True)
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=draw)

@@ -1,5 +1,6 @@
-"""`tutor experiment NAME [--json]`: each recorded experiment's numbers, so that every
-figure its page shows can be checked. One entry of EXPERIMENTS per experiment."""
+"""`tutor experiment NAME [--json]`: each experiment's numbers, so that every figure its
+page shows can be checked. One entry of RECORDED per experiment the assets build
+recorded; `renumber` runs on the model (tutor.commands.experiment_renumber)."""
 
 from __future__ import annotations
 
@@ -90,23 +91,28 @@ def _recorded() -> Experiments:
 @dataclass(frozen=True)
 class Experiment:
     """One subcommand: where its figures come from, its JSON, and how it prints for a
-    reader. A new experiment is one more entry of EXPERIMENTS."""
+    reader. A new recorded experiment is one more entry of RECORDED."""
 
     load: Callable[[], Any]
     data: Callable[[Any], dict[str, object]]
     show: Callable[[Speaker, Any], None]
 
 
-EXPERIMENTS: dict[str, Experiment] = {
+RECORDED: dict[str, Experiment] = {
     "inputs": Experiment(_recorded, inputs_data, _print_inputs),
     "width": Experiment(_recorded, width_data, _print_width),
 }
 
 
 def run(args: argparse.Namespace) -> int:
+    """A recorded experiment's figures; `renumber` computes its own on the model."""
     from tutor.commands.inspect import EXIT_USAGE, error_line
 
-    experiment = EXPERIMENTS[args.name]
+    if args.experiment == "renumber":
+        from tutor.commands import experiment_renumber
+
+        return experiment_renumber.run(args)
+    experiment = RECORDED[args.experiment]
     try:
         source = experiment.load()
     except ValueError as exc:  # ExperimentError, or a model's error for one that reads it

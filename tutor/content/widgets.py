@@ -224,6 +224,15 @@ class WidthWidget(WidgetConfig):
     """Also draw the words' rows at d = 2 as points on a plane."""
 
 
+class RenumberWidget(WidgetConfig):
+    """The trained model's IDs renumbered by a random permutation, consistently and in the
+    tokenizer only: the sentence's next-token predictions and the validation loss each way;
+    a key draws a new permutation."""
+
+    sentence: str = Field(min_length=1, max_length=40)
+    """The sentence whose next token the model predicts (1 to 40 characters)."""
+
+
 WIDGETS: dict[str, type[WidgetConfig]] = {
     "tokens": TokensWidget,
     "neighbours": NeighboursWidget,
@@ -239,4 +248,5 @@ WIDGETS: dict[str, type[WidgetConfig]] = {
     "one-step": OneStepWidget,
     "inputs": InputsWidget,
     "width": WidthWidget,
+    "renumber": RenumberWidget,
 }

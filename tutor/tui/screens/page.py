@@ -51,6 +51,7 @@ WIDGET_CLASSES: dict[str, str] = {
     "one-step": "tutor.tui.widgets.one_step:OneStepDemo",
     "inputs": "tutor.tui.widgets.inputs_experiment:InputsExperiment",
     "width": "tutor.tui.widgets.width_experiment:WidthExperiment",
+    "renumber": "tutor.tui.widgets.renumber:RenumberDemo",
 }
 
 
@@ -191,6 +192,8 @@ class PageScreen(SavesProgress):
         )
         if beside and ctx.beside_models is ctx.models:  # the opened model goes beside
             note += space + ctx.t("page.model_note.beside", name=ctx.model_dir.name)
+        if any(getattr(block, "widget", None) == "renumber" for block in self.page.body_blocks):
+            note += space + ctx.t("page.model_note.renumber")  # numpy runs the project model
         return Content.styled(note, "italic $text-warning")
 
     @property
