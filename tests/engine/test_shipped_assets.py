@@ -326,3 +326,14 @@ def test_corpus_and_tokenizers_rebuild_byte_for_byte(corpus, tmp_path):
     for name, tokenizer in build_all(corpus).items():
         shipped = json.loads((ASSETS / "tokenizers" / f"{name}.json").read_text("utf-8"))
         assert json.loads(tokenizer.to_str()) == shipped, name
+
+
+def test_the_shipped_recording_holds_the_lessons_tokens_in_the_order_a_rebuild_names_them():
+    """A rebuild records the tokens `tutor assets build` names, in that order: a lesson edit
+    that reorders them changes the trajectory's bytes, and the shipped assets would no
+    longer be what a rebuild from this tree writes."""
+    from tutor.commands.assets import lesson_tokens
+
+    named = lesson_tokens()
+    recorded = json.loads((assets_dir() / "models/project/trajectory.json").read_text("utf-8"))
+    assert recorded["tokens"][: len(named)] == named

@@ -10,17 +10,21 @@ from tutor.core.paths import assets_dir, content_dir
 
 def lesson_tokens() -> list[str]:
     """Every token a shipped lesson's widget looks up as one token, in lesson order: the
-    rows the recorded training run must hold for the lesson to show them at every step."""
+    rows the recorded training run must hold for the lesson to show them at every step.
+    The training map's arrows (`pairs`) come last: they only draw rows already named, and
+    the order decides the recording's bytes."""
     from tutor.content.loader import load_lessons
     from tutor.content.models import WidgetBlock
 
     tokens: list[str] = []
+    arrows: list[str] = []
     for lesson in load_lessons(content_dir()).lessons:
         for page in lesson.pages:
             for block in page.body_blocks:
                 if isinstance(block, WidgetBlock):
-                    tokens += [token for _, token in block.config.single_tokens()]
-    return list(dict.fromkeys(tokens))
+                    for where, token in block.config.single_tokens():
+                        (arrows if where[0] == "pairs" else tokens).append(token)
+    return list(dict.fromkeys(tokens + arrows))
 
 
 def run(args: argparse.Namespace) -> int:
