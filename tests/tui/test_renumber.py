@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import LESSON, page_with, settle
+from tests.tui.conftest import LESSON, page_with
+from tests.waits import settle
 from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.renumber import RenumberDemo, shipped
