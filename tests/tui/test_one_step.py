@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.waits import settle, until
 from tutor.content import load_lessons
@@ -69,6 +70,15 @@ async def test_enter_takes_one_step_and_names_exactly_the_rows_read(
         assert f"输出层：{scheme.vocab_size:,} / {scheme.vocab_size:,} 行都变了" in said
 
 
+async def _press_enter(pilot: Pilot) -> OneStepDemo:
+    """Enter on the demo, once the page has settled."""
+    await settle(pilot)
+    demo = pilot.app.screen.query_one(OneStepDemo)
+    demo.focus()
+    await pilot.press("enter")
+    return demo
+
+
 async def test_where_a_step_cannot_run_enter_says_why_in_one_sentence(
     make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,10 +87,7 @@ async def test_where_a_step_cannot_run_enter_says_why_in_one_sentence(
     monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
     app = make_app(start_lesson=LESSON, start_page=one_step_page())
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        demo = app.screen.query_one(OneStepDemo)
-        demo.focus()
-        await pilot.press("enter")
+        demo = await _press_enter(pilot)
         await settle(pilot)
         said = demo.plain_text()
     assert said.startswith("这里走不了这一步：这台服务器没有开放自己训练")
@@ -113,10 +120,7 @@ async def test_a_step_waits_for_a_live_training_slot_like_a_run(
     taken = live.Slot(env)  # another learner's run
     app = make_app(start_lesson=LESSON, start_page=one_step_page())
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        demo = app.screen.query_one(OneStepDemo)
-        demo.focus()
-        await pilot.press("enter")
+        demo = await _press_enter(pilot)
         await settle(pilot)
         said = demo.plain_text()
     taken.release()
@@ -138,10 +142,7 @@ async def test_leaving_ends_a_step_still_going_and_frees_its_slot(
     env = _served(monkeypatch, tmp_path / "slots")
     app = make_app(start_lesson=LESSON, start_page=one_step_page())
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        demo = app.screen.query_one(OneStepDemo)
-        demo.focus()
-        await pilot.press("enter")
+        demo = await _press_enter(pilot)
         await until(pilot, lambda: demo.step is not None and demo.step.started)
         step = demo.step
         assert step.running and not _slot_free(env)
