@@ -78,3 +78,13 @@ def test_validation_loss_matches_the_training_log() -> None:
     log = json.loads((default_model_dir() / "train_log.json").read_text())
     loss = forward.mean_loss(forward.encode_lines(forward.validation_text()))
     assert loss == pytest.approx(log["val_loss"][-1], abs=1e-3)
+
+
+def test_the_forward_pass_reads_the_tokenizer_the_app_already_holds() -> None:
+    """Page 10 runs the model beside every page that tokenizes with it; a second copy of
+    the project tokenizer was 4.2 MB of the walk's peak."""
+    from tutor.core.tokenize import shared_tokenizer
+
+    folder = default_model_dir()
+    shared = shared_tokenizer(folder / "tokenizer.json")
+    assert Forward.open(folder).tokenizer is shared

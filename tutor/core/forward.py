@@ -19,6 +19,7 @@ from tokenizers import Tokenizer
 
 from tutor.core.paths import corpus_dir
 from tutor.core.table import map_float32
+from tutor.core.tokenize import shared_tokenizer
 
 EMBED = "model.embed_tokens.weight"
 HEAD = "lm_head.weight"
@@ -55,7 +56,8 @@ class Forward:
         def w(key: str) -> np.ndarray:  # mapped, not copied: the app maps the same table
             return map_float32(weights, key).view(np.ndarray)
 
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        # the app's tokenizer of this model, not a copy of it (4.2 MB)
+        tokenizer = shared_tokenizer(folder / "tokenizer.json")
         eot = tokenizer.token_to_id(END_OF_TEXT)
         if eot is None:
             raise ValueError(f"{folder}'s tokenizer has no {END_OF_TEXT} token")

@@ -10,6 +10,7 @@ so shows its progress.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
@@ -29,9 +30,18 @@ if TYPE_CHECKING:
     from tutor.core.renumber import Experiment, Prediction, SentenceShown
 
 
-@cache
+_opening = threading.Lock()
+
+
 def shipped() -> Experiment:
-    """The shipped model, opened once per process (in a worker: ~0.2 s)."""
+    """The shipped model, opened once per process (in a worker: ~0.2 s). The widget's first
+    two questions ask at once; without the lock each opened a copy (9 MB at the peak)."""
+    with _opening:
+        return _opened()
+
+
+@cache
+def _opened() -> Experiment:
     from tutor.core.renumber import Experiment
 
     return Experiment.open()
