@@ -253,6 +253,8 @@ def test_recorded_experiment(
     assert snap_compare(app, terminal_size=size, run_before=show)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_renumbering(
     snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
 ) -> None:
