@@ -51,6 +51,15 @@ def _die_with_parent(parent: int) -> None:
         sys.exit(1)
 
 
+def become_child(parent: int) -> None:
+    """A live run's child process: it dies with the app, may use more memory than a served
+    session's app, and yields the core to the learner's keys."""
+    _die_with_parent(parent)
+    past_the_session_ceiling()
+    with contextlib.suppress(OSError):
+        os.nice(5)  # the learner's keys come first
+
+
 def main(argv: Sequence[str]) -> int:
     """The child: train, stream checkpoints, write the model directory."""
     parser = argparse.ArgumentParser(prog="python -m tutor.commands.train_live")
@@ -60,10 +69,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
-    _die_with_parent(args.parent)
-    past_the_session_ceiling()
-    with contextlib.suppress(OSError):
-        os.nice(5)  # the learner's keys come first
+    become_child(args.parent)
     try:
         _check_model(args.model)
         return _train(args)
