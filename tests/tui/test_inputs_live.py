@@ -3,6 +3,9 @@ process, their curves drawn over the recorded ones as each loss arrives."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -112,3 +115,46 @@ async def test_without_torch_the_key_says_how_to_install_it(
     monkeypatch.setattr(live.importlib.util, "find_spec", lambda name: None)
     said = await _refusal(make_app)
     assert "pip install 'embedding-tutor[train]'" in said
+
+
+PROBE = """
+import asyncio, json, sys
+from pathlib import Path
+from tests.tui.conftest import LESSON, app_for, page_with
+from tests.waits import settle
+from tutor.tui.widgets.inputs_experiment import InputsExperiment, LossCurves
+
+async def main():
+    app = app_for(Path(sys.argv[1]), start_lesson=LESSON, start_page=page_with("inputs"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        widget = app.screen.query_one(InputsExperiment)
+        widget.focus()
+        await settle(pilot)
+        await pilot.press("enter")
+        for _ in range(6000):
+            if widget.live is None:
+                break
+            await pilot.pause(0.1)
+        points = sum(len(s) for s, _ in widget.query_one(LossCurves).live.values())
+    print(json.dumps({"points": points, "torch": "torch" in sys.modules}))
+
+asyncio.run(main())
+"""
+
+
+def test_the_app_process_never_imports_torch(tmp_path: Path) -> None:
+    """In a fresh interpreter (this one may hold torch from other tests): a whole live run
+    drawn, and torch never loaded in the app's process."""
+    pytest.importorskip("torch")
+    env = {**os.environ, live.CORPUS_ENV: str(tiny_corpus(tmp_path))}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"points": len(SCHEMES) * (STEPS // EVAL_EVERY + 1), "torch": False}
