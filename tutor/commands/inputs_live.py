@@ -8,21 +8,12 @@ writes each validation loss as one JSON line the moment it is measured; dies wit
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
-from tutor.commands.train import read_corpus
-from tutor.commands.train_live import become_child
-from tutor.core.live import CORPUS_ENV, Failed
+from tutor.commands.train_live import become_child, emit, live_corpus, reported
 from tutor.core.live_inputs import EVAL_EVERY, Done, Point
-
-
-def _emit(message: Point | Done | Failed) -> None:
-    sys.stdout.write(message.model_dump_json() + "\n")
-    sys.stdout.flush()
 
 
 def main(argv: Sequence[str]) -> int:
@@ -31,31 +22,19 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
     become_child(args.parent)
-    try:
-        _train(args.steps)
-    except (OSError, ValueError) as exc:
-        _emit(Failed.of(exc))
-        print(f"inputs_live: error: {exc}", file=sys.stderr)
-        return 1
-    _emit(Done())
-    return 0
+    return reported("inputs_live", lambda: _train(args.steps))
 
 
-def _train(steps: int) -> None:
+def _train(steps: int) -> int:
     import torch
     from tokenizers import Tokenizer
 
     from tutor.core import experiments
     from tutor.core.experiment_record import SCHEMES
-    from tutor.core.paths import corpus_dir, default_model_dir
+    from tutor.core.paths import default_model_dir
     from tutor.core.train import encode_lines
 
-    own = os.environ.get(CORPUS_ENV)
-    if own:
-        train_text, valid_text = read_corpus(Path(own))
-    else:
-        train_text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
-        valid_text = (corpus_dir() / "zh" / "valid.txt").read_text(encoding="utf-8")
+    train_text, valid_text = live_corpus()
     tokenizer = Tokenizer.from_file(str(default_model_dir() / "tokenizer.json"))
     streams = tuple(
         torch.from_numpy(encode_lines(tokenizer, text)) for text in (train_text, valid_text)
@@ -68,7 +47,7 @@ def _train(steps: int) -> None:
         def streamed(model, stream, context, scheme=scheme, counted=counted) -> float:
             """The recorded run's own evaluation, each result sent as it is measured."""
             loss = measure(model, stream, context)
-            _emit(Point(scheme=scheme, step=next(counted), val_loss=round(loss, 4)))
+            emit(Point(scheme=scheme, step=next(counted), val_loss=round(loss, 4)))
             return loss
 
         experiments._val_loss = streamed
@@ -77,6 +56,8 @@ def _train(steps: int) -> None:
             experiments.train_run(model, streams, cfg)  # type: ignore[arg-type]
         finally:
             experiments._val_loss = measure
+    emit(Done())
+    return 0
 
 
 if __name__ == "__main__":
