@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.tui.conftest import LESSON, page_with
+from tests.tui.live_runs import tiny_corpus, until
 from tests.waits import settle
 from tutor.core import live, trajectory
 from tutor.core.figures import significant
@@ -100,29 +101,11 @@ async def test_a_model_without_a_recorded_run_says_so(
         assert "没有记录训练过程" in widget.plain_text()
 
 
-def _tiny_corpus(tmp_path: Path) -> Path:
-    from tutor.core import corpus as corpus_mod
-
-    corpus = corpus_mod.generate(zh_train=400, zh_valid=40, en_train=10, en_valid=10)
-    path = tmp_path / "tiny.txt"
-    path.write_text(corpus.zh_train, encoding="utf-8")
-    return path
-
-
-async def _until(pilot, done: Callable[[], bool], limit: int = 6000) -> None:
-    """Pause until `done()`; the bound only keeps a broken run from hanging the suite."""
-    for _ in range(limit):
-        if done():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError("the live run never got there")
-
-
 async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
     make_app: Callable[..., TutorApp], tmp_path: Path, monkeypatch
 ) -> None:
     pytest.importorskip("torch")
-    monkeypatch.setenv(live.CORPUS_ENV, str(_tiny_corpus(tmp_path)))
+    monkeypatch.setenv(live.CORPUS_ENV, str(tiny_corpus(tmp_path)))
     torch_before = "torch" in sys.modules
     app = make_app(start_lesson=LESSON, start_page=page_with("training"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -132,7 +115,7 @@ async def test_a_live_run_streams_checkpoints_and_keeps_its_model(
         assert (live.WIDTHS[widget.width_choice], live.STEPS[widget.steps_choice]) == (8, 20)
         await pilot.press("enter")
         assert widget.live is not None
-        await _until(pilot, lambda: widget.live is None)
+        await until(pilot, lambda: widget.live is None)
         await settle(pilot)
         assert "训练完成" in widget.live_note, widget.live_note
         assert widget.run is not recorded
@@ -164,7 +147,7 @@ async def test_cancel_ends_the_run_and_saves_nothing(
     make_app: Callable[..., TutorApp], tmp_path: Path, monkeypatch
 ) -> None:
     pytest.importorskip("torch")
-    monkeypatch.setenv(live.CORPUS_ENV, str(_tiny_corpus(tmp_path)))
+    monkeypatch.setenv(live.CORPUS_ENV, str(tiny_corpus(tmp_path)))
     app = make_app(start_lesson=LESSON, start_page=page_with("training"))
     async with app.run_test(size=(80, 24)) as pilot:
         widget = await _focused_run(pilot)
@@ -172,7 +155,7 @@ async def test_cancel_ends_the_run_and_saves_nothing(
         await pilot.press("enter")
         run = widget.live
         assert run is not None
-        await _until(pilot, lambda: widget.run is not widget.recorded)
+        await until(pilot, lambda: widget.run is not widget.recorded)
         await pilot.press("x")
         await settle(pilot)
         assert widget.live is None
@@ -346,7 +329,7 @@ async def test_a_served_run_that_fails_names_no_server_path(
     async with app.run_test(size=(80, 24)) as pilot:
         widget = await _focused_run(pilot)
         await pilot.press("enter")
-        await _until(pilot, lambda: widget.live is None)
+        await until(pilot, lambda: widget.live is None)
         await settle(pilot)
         assert "没能完成" in widget.live_note, widget.live_note
         assert str(data_dir) not in widget.live_note and "/" not in widget.live_note

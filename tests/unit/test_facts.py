@@ -148,6 +148,9 @@ def fact(value: object, unit: str = "") -> Fact:
         (True, "", "zh", "是"),
         (False, "", "en", "no"),
         ("√2", "", "zh", "√2"),
+        (6e-16, "", "en", "6×10⁻¹⁶"),  # float rounding, not 0.0000000000000006
+        (-2.5e-7, "", "zh", "-2.5×10⁻⁷"),
+        (0.0007, "", "zh", "0.0007"),
     ],
 )
 def test_format_value(value: object, unit: str, lang: str, shown: str) -> None:

@@ -12,8 +12,10 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from tutor.commands.train import check_out_dir, read_corpus
 from tutor.core.live import (
@@ -29,9 +31,20 @@ from tutor.core.live import (
 from tutor.core.trajectory import Checkpoint
 
 
-def _emit(message: Started | Reached | Finished | Failed) -> None:
+def emit(message: BaseModel) -> None:
+    """One message to the app: a JSON line, flushed at once."""
     sys.stdout.write(message.model_dump_json() + "\n")
     sys.stdout.flush()
+
+
+def reported(name: str, work: Callable[[], int]) -> int:
+    """The child's work; a model or corpus that cannot be used ends it in one Failed line."""
+    try:
+        return work()
+    except (OSError, ValueError) as exc:
+        emit(Failed.of(exc))
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _die_with_parent(parent: int) -> None:
@@ -51,6 +64,15 @@ def _die_with_parent(parent: int) -> None:
         sys.exit(1)
 
 
+def become_child(parent: int) -> None:
+    """A live run's child process: it dies with the app, may use more memory than a served
+    session's app, and yields the core to the learner's keys."""
+    _die_with_parent(parent)
+    past_the_session_ceiling()
+    with contextlib.suppress(OSError):
+        os.nice(5)  # the learner's keys come first
+
+
 def main(argv: Sequence[str]) -> int:
     """The child: train, stream checkpoints, write the model directory."""
     parser = argparse.ArgumentParser(prog="python -m tutor.commands.train_live")
@@ -60,17 +82,13 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
-    _die_with_parent(args.parent)
-    past_the_session_ceiling()
-    with contextlib.suppress(OSError):
-        os.nice(5)  # the learner's keys come first
-    try:
+    become_child(args.parent)
+
+    def work() -> int:
         _check_model(args.model)
         return _train(args)
-    except (OSError, ValueError) as exc:  # a model or corpus that cannot be used: one line
-        _emit(Failed.of(exc))
-        print(f"train_live: error: {exc}", file=sys.stderr)
-        return 1
+
+    return reported("train_live", work)
 
 
 def _check_model(model_dir: Path) -> None:
@@ -81,21 +99,29 @@ def _check_model(model_dir: Path) -> None:
     open_model(model_dir)
 
 
+def live_corpus() -> tuple[str, str]:
+    """The training and validation text of a live run: the project corpus, or the file
+    named by TUTOR_TRAIN_CORPUS."""
+    from tutor.core.paths import corpus_dir
+
+    own = os.environ.get(CORPUS_ENV)
+    if own:
+        return read_corpus(Path(own))
+    return (
+        (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8"),
+        (corpus_dir() / "zh" / "valid.txt").read_text(encoding="utf-8"),
+    )
+
+
 def _train(args: argparse.Namespace) -> int:
     import torch
     from tokenizers import Tokenizer
 
     from tutor.core import trajectory
-    from tutor.core.paths import corpus_dir
     from tutor.core.train import TrainConfig, loss_warning, save_model_dir, train
 
     torch.set_num_threads(1)  # one core for the run, one for the learner's screen
-    own = os.environ.get(CORPUS_ENV)
-    if own:
-        train_text, valid_text = read_corpus(Path(own))
-    else:
-        train_text = (corpus_dir() / "zh" / "train.txt").read_text(encoding="utf-8")
-        valid_text = (corpus_dir() / "zh" / "valid.txt").read_text(encoding="utf-8")
+    train_text, valid_text = live_corpus()
     check_out_dir(args.out)
     tokenizer = Tokenizer.from_file(str(args.model / "tokenizer.json"))
     shipped = trajectory.load(args.model) if trajectory.has_trajectory(args.model) else None
@@ -103,7 +129,7 @@ def _train(args: argparse.Namespace) -> int:
     cfg = TrainConfig(
         hidden_size=args.d, steps=args.steps, eval_every=max(1, min(100, args.steps // 5))
     )
-    _emit(
+    emit(
         Started(
             tokens=recording.tokens,
             ids=recording.ids,
@@ -115,7 +141,7 @@ def _train(args: argparse.Namespace) -> int:
 
     def stream(checkpoint: Checkpoint) -> None:
         recording.add(checkpoint)
-        _emit(Reached.of(checkpoint))
+        emit(Reached.of(checkpoint))
 
     kwargs = recording.train_kwargs(cfg.steps)
     kwargs["on_checkpoint"] = stream
@@ -125,7 +151,7 @@ def _train(args: argparse.Namespace) -> int:
         args.out, tokenizer, model, before, log, cfg, name or "project", recording.trajectory()
     )
     warning = loss_warning(log.val_loss[-1], tokenizer.get_vocab_size(), cfg.steps, args.d)
-    _emit(Finished(model_dir=str(args.out), warning=warning or ""))
+    emit(Finished(model_dir=str(args.out), warning=warning or ""))
     return 0
 
 

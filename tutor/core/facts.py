@@ -209,10 +209,17 @@ def fact_named(registry: dict[str, Fact], key: str) -> Fact:
     return fact
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def _number(value: int | float, unit: str) -> str:
-    """A float to the digits it was measured to: 0.026% is not 0.0%, 669.0 rows read 669."""
+    """A float to the digits it was measured to: 0.026% is not 0.0%, 669.0 rows read 669;
+    a float below 10⁻⁴ (float rounding: 6×10⁻¹⁶) with its power of ten, not fifteen zeros."""
     if unit in _NO_SEPARATOR_UNITS:
         return str(value)
+    if isinstance(value, float) and 0 < abs(value) < 1e-4:
+        mantissa, power = f"{value:.{carried_digits(value) - 1}e}".split("e")
+        return f"{mantissa}×10{str(int(power)).translate(_SUPERSCRIPT)}"
     text = significant(value, carried_digits(value)) if isinstance(value, float) else f"{value:,}"
     return text + "%" if unit == "%" else text
 

@@ -221,19 +221,17 @@ def _started(run: Path) -> float:
     return run.stat().st_mtime
 
 
-class LiveRun:
-    """The app's side of one run: the child process and the thread reading its lines.
+class ChildRun:
+    """The app's side of a child process that streams JSON lines: the process and the
+    thread reading them, until a "finished" or "failed" line or the child's end.
 
     Start it from the app's main thread: the child asks to be killed when the thread that
     started it ends (Linux's parent-death signal), and a worker thread ends at once.
     """
 
-    def __init__(
-        self, d: int, steps: int, out: Path, model_dir: Path, on_message: Callable[..., None]
-    ) -> None:
-        if d not in WIDTHS or steps not in STEPS:
-            raise ValueError(f"choose d from {WIDTHS} and steps from {STEPS}")
-        self.d, self.steps, self.out = d, steps, out
+    messages: TypeAdapter = _MESSAGE
+
+    def _start(self, module: str, args: list[str], on_message: Callable[..., None]) -> None:
         self._on_message = on_message
         self._slot = Slot()
         self._cancelled = False
@@ -241,21 +239,7 @@ class LiveRun:
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the reader)
         try:
             self._process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tutor.commands.train_live",
-                    "--d",
-                    str(d),
-                    "--steps",
-                    str(steps),
-                    "--out",
-                    str(out),
-                    "--model",
-                    str(model_dir),
-                    "--parent",
-                    str(os.getpid()),
-                ],
+                [sys.executable, "-m", module, *args, "--parent", str(os.getpid())],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=self._errors,
@@ -272,10 +256,10 @@ class LiveRun:
         ended = False
         for line in self._process.stdout:
             try:
-                message = _MESSAGE.validate_json(line)
+                message = self.messages.validate_json(line)
             except ValidationError:
                 continue  # a stray line (a library's print) is not a message
-            ended = ended or isinstance(message, Finished | Failed)
+            ended = ended or message.kind in ("finished", "failed")
             self._on_message(message)
         code = self._process.wait()
         self._errors.seek(0)
@@ -292,7 +276,7 @@ class LiveRun:
         return self._process.poll() is None
 
     def cancel(self) -> None:
-        """End the child; its partial model directory is removed by the child's own exit."""
+        """End the child; its partial output is removed by the child's own exit."""
         self._cancelled = True
         if self.running:
             with contextlib.suppress(ProcessLookupError):
@@ -302,6 +286,19 @@ class LiveRun:
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
+
+
+class LiveRun(ChildRun):
+    """A learner's training run (tutor.commands.train_live)."""
+
+    def __init__(
+        self, d: int, steps: int, out: Path, model_dir: Path, on_message: Callable[..., None]
+    ) -> None:
+        if d not in WIDTHS or steps not in STEPS:
+            raise ValueError(f"choose d from {WIDTHS} and steps from {STEPS}")
+        self.d, self.steps, self.out = d, steps, out
+        args = ["--d", str(d), "--steps", str(steps), "--out", str(out), "--model", str(model_dir)]
+        self._start("tutor.commands.train_live", args, on_message)
 
 
 def recording_of(started: Started) -> TrajectoryRecording:

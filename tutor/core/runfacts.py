@@ -1,7 +1,9 @@
 """Facts the numbers lesson measures at run time on the shipped artifacts, not in the
 assets build: the loss at step 0 against ln V, and how far each input row turned in
 training against how often its token was read, by frequency band, with the spread a band
-of the same size drawn at random would show beside it.
+of the same size drawn at random would show beside it. And page 10's renumbering
+experiment (tutor.core.renumber) over a fixed set of seeds: the loss with the IDs renumbered
+consistently and with the tokenizer's alone, ln V beside them.
 
 Computed once per set of artifacts (tokenizing the training corpus takes a few seconds)
 and kept in the cache dir; the app then reads a small JSON file.
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 KEPT = "run-facts.json"
 MODEL = Path("models") / "project"
 CORPUS = Path("corpus") / "zh" / "train.txt"
+VALID = Path("corpus") / "zh" / "valid.txt"  # the renumbering's loss sample
 INPUTS = ("trajectory.json", "model.safetensors", BEFORE_FILE, "tokenizer.json", "config.json")
 # count of a token as an input in the training stream: (name, lowest, highest)
 BANDS = (
@@ -33,8 +36,12 @@ BANDS = (
     ("frequent", 1000, None),
 )
 PERMUTATIONS = 200
+# page 10's renumbering: every seed the facts average over (fixed, none picked), and the
+# page's sentence (also `tutor experiment renumber`'s default)
+RENUMBER_SEEDS = range(1, 6)
+RENUMBER_SENTENCE = "小明把苹果给了"
 SOURCE = "tutor facts --key {key}"
-VERSION = 2  # bump when a figure's definition changes
+VERSION = 3  # bump when a figure's definition changes
 
 
 class MeasureError(ValueError):
@@ -54,7 +61,7 @@ def _fact(key: str, value: float | int, unit: str, zh: str, en: str) -> dict[str
 
 
 def _inputs(assets: Path) -> list[Path] | None:
-    paths = [assets / MODEL / name for name in INPUTS] + [assets / CORPUS]
+    paths = [assets / MODEL / name for name in INPUTS] + [assets / CORPUS, assets / VALID]
     return paths if all(path.is_file() for path in paths) else None
 
 
@@ -176,11 +183,82 @@ def _loss_facts(assets: Path) -> list[dict[str, object]]:
     ]
 
 
+def _renumber_facts(assets: Path) -> list[dict[str, object]]:
+    """Page 10's experiment on RENUMBER_SEEDS: the loss on the page's validation sample as
+    shipped and, averaged over the seeds, with the tokenizer's IDs alone renumbered (its
+    lowest and highest beside); the largest change of any next-token probability of the
+    page's sentence under a consistent renumbering; ln V."""
+    from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
+
+    experiment = Experiment.open(assets / MODEL)
+    garbled = [experiment.tokenizer_only_loss(seed) for seed in RENUMBER_SEEDS]
+    diff = max(
+        experiment.sentence(seed, RENUMBER_SENTENCE).consistent_max_abs_diff
+        for seed in RENUMBER_SEEDS
+    )
+    seeds = f"{RENUMBER_SEEDS.start}–{RENUMBER_SEEDS.stop - 1}"
+    sample = f"{SAMPLE_POSITIONS:,}"
+
+    def loss(key: str, value: float, zh: str, en: str) -> dict[str, object]:
+        return _fact(f"renumber.{key}", round(value, 3), "", zh, en)
+
+    return [
+        loss(
+            "val_loss",
+            experiment.val_loss(),
+            f"项目模型在验证集前 {sample} 个位置上的 loss",
+            f"the project model's loss on the first {sample} validation positions",
+        ),
+        loss(
+            "chance",
+            experiment.chance,
+            "均匀瞎猜的 loss（ln V）",
+            "loss of a uniform guess (ln V)",
+        ),
+        loss(
+            "tokenizer_only_val_loss",
+            sum(garbled) / len(garbled),
+            f"只换分词器编号后的验证集 loss（置换种子 {seeds} 的平均）",
+            f"validation loss with only the tokenizer's IDs renumbered (mean of seeds {seeds})",
+        ),
+        loss(
+            "tokenizer_only_val_loss_min",
+            min(garbled),
+            f"只换分词器编号后的验证集 loss，种子 {seeds} 中最低",
+            f"the same, lowest of seeds {seeds}",
+        ),
+        loss(
+            "tokenizer_only_val_loss_max",
+            max(garbled),
+            f"只换分词器编号后的验证集 loss，种子 {seeds} 中最高",
+            f"the same, highest of seeds {seeds}",
+        ),
+        _fact(
+            "renumber.consistent_max_abs_diff",
+            float(f"{diff:.1g}"),
+            "",
+            f"一致地换编号后，句子每个位置、每个 token 的概率最大变了多少（种子 {seeds}）",
+            f"largest change of any next-token probability under a consistent renumbering "
+            f"(seeds {seeds})",
+        ),
+    ]
+
+
+RENUMBER_KEYS = (
+    "renumber.val_loss",
+    "renumber.chance",
+    "renumber.tokenizer_only_val_loss",
+    "renumber.tokenizer_only_val_loss_min",
+    "renumber.tokenizer_only_val_loss_max",
+    "renumber.consistent_max_abs_diff",
+)
+
+
 def keys_for(assets: Path) -> list[str]:
     """The run-time fact keys `assets` has (none without the project model or corpus)."""
     if _inputs(assets) is None:
         return []
-    keys = ["loss.step0", "loss.step0_over_ln_v", "moved.seen_cos_mean"]
+    keys = ["loss.step0", "loss.step0_over_ln_v", "moved.seen_cos_mean", *RENUMBER_KEYS]
     for name, _low, _high in BANDS:
         keys += [f"moved.{name}.tokens", f"moved.{name}.cos"]
         keys += [] if name == "never" else [f"moved.{name}.chance_sd"]
@@ -241,6 +319,7 @@ def main(argv: list[str]) -> int:
     kept, key = _kept(assets)
     counts = input_counts(assets)
     facts = _loss_facts(assets) + _band_facts(counts, row_cosines(assets))
+    facts += _renumber_facts(assets)
     write_cached(kept, key, {"facts": facts, "input_counts": counts.tolist()})
     return 0
 
