@@ -12,15 +12,14 @@ from tests.tui.conftest import LESSON, page_with
 from tests.waits import settle
 from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 from tutor.tui.app import TutorApp
-from tutor.tui.widgets import renumber
-from tutor.tui.widgets.renumber import RenumberDemo, shipped
+from tutor.tui.widgets.renumber import RenumberDemo
 
 pytestmark = pytest.mark.slow  # seconds of numpy per experiment
 
 
 @pytest.fixture(scope="module")
 def experiment() -> Experiment:
-    return shipped()
+    return Experiment.open()  # the same computation in this process, for comparison
 
 
 async def test_the_widget_shows_the_experiment_and_enter_draws_a_new_permutation(
@@ -92,23 +91,3 @@ async def test_under_another_model_the_page_says_the_experiment_stays_on_the_pro
         demo = app.screen.query_one(RenumberDemo)
         assert demo.base is not None and demo.base.val_loss == pytest.approx(experiment.val_loss())
 
-
-def test_two_workers_asking_at_once_open_the_model_once() -> None:
-    """The widget's first two questions (the baseline, the sentence) start together; each
-    opened its own copy of the model (9 MB more at page 10's peak) before one was cached."""
-    import threading
-
-    renumber._opened.cache_clear()
-    start = threading.Barrier(2)
-    opened: list[Experiment] = []
-
-    def ask() -> None:
-        start.wait(timeout=60)
-        opened.append(shipped())
-
-    workers = [threading.Thread(target=ask) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=120)
-    assert len(opened) == 2 and opened[0] is opened[1] is shipped()

@@ -4,7 +4,7 @@ The same computation as `TinyLM` in tutor/core/train.py (which imports torch and
 loads in the app): the previous `context` IDs are looked up in the input table, mixed by
 Linear -> tanh -> Linear -> LayerNorm, and scored against every token by the untied output
 head. With it the app can run experiments on the trained model, such as renumbering its
-IDs (tutor/core/renumber.py), in the learner's process.
+IDs (tutor/core/renumber.py, in a child process), without torch.
 """
 
 from __future__ import annotations

@@ -9,16 +9,23 @@ rewritten), not relabelled after the fact.
 
 The validation loss is measured on the first SAMPLE_POSITIONS predicted positions of the
 shipped validation text (the whole text takes ~10 s in numpy; a key press should not).
+
+The app asks in a short-lived child process (`ask`, `python -m tutor.core.renumber`): the
+forward pass maps the weights, copies the renumbered tables and builds a tokenizer, ~27 MB
+the learner's process would otherwise keep.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -161,3 +168,73 @@ def _sample_text(forward: Forward) -> str:
         if count >= SAMPLE_POSITIONS + forward.context:
             break
     return "".join(lines[:taken])
+
+
+def answer(question: str, seed: int, sentence: str, progress: Progress | None) -> Any:
+    """One of page 10's figures on the shipped model, as JSON: "base" its top-5 as shipped,
+    the validation loss and ln V; "sentence" a seed's `SentenceShown`; "loss" a seed's loss
+    with the tokenizer alone renumbered."""
+    experiment = Experiment.open()
+    if question == "base":
+        top = [asdict(p) for p in experiment.baseline_top(sentence)]
+        return {"top": top, "val_loss": experiment.val_loss(), "chance": experiment.chance}
+    if question == "sentence":
+        return asdict(experiment.sentence(seed, sentence))
+    return experiment.tokenizer_only_loss(seed, progress)
+
+
+def shown_from(data: dict[str, Any]) -> SentenceShown:
+    def top(key: str) -> list[Prediction]:
+        return [Prediction(**p) for p in data[key]]
+
+    return SentenceShown(
+        data["seed"],
+        top("consistent_top"),
+        data["consistent_max_abs_diff"],
+        top("tokenizer_only_top"),
+    )
+
+
+def ask(question: str, seed: int, sentence: str, progress: Progress | None = None) -> Any:
+    """`answer`, computed in a child process (its progress passed on as it comes).
+    RuntimeError with the child's last words if it answers nothing."""
+    command = [sys.executable, "-m", "tutor.core.renumber"]
+    asked = json.dumps({"question": question, "seed": seed, "sentence": sentence})
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    ) as child:
+        child.stdin.write(asked)  # type: ignore[union-attr]
+        child.stdin.close()  # type: ignore[union-attr]
+        said: Any = None
+        for line in child.stdout:  # type: ignore[union-attr]
+            message = json.loads(line)
+            if "progress" in message and progress is not None:
+                progress(*message["progress"])
+            said = message.get("answer", said)
+        why = child.stderr.read().strip().splitlines()[-1:]  # type: ignore[union-attr]
+        child.wait(timeout=60)
+    if said is None:
+        raise RuntimeError(f"page 10's {question} was not computed: {why or child.returncode}")
+    return said
+
+
+def main() -> int:
+    """`python -m tutor.core.renumber` < {"question", "seed", "sentence"}: JSON lines on
+    stdout, {"progress": [done, total]} as the loss goes, then {"answer": ...}."""
+    asked = json.loads(sys.stdin.read())
+
+    def tick(done: int, total: int) -> None:
+        print(json.dumps({"progress": [done, total]}), flush=True)
+
+    said = answer(asked["question"], asked["seed"], asked["sentence"], tick)
+    print(json.dumps({"answer": said}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,14 +5,13 @@ Enter is pressed; never chosen for its result), is applied two ways: consistentl
 tokenizer's ID map, the input table and the output layer) and to the tokenizer alone. The
 sentence's top-5 next tokens are shown side by side, then the validation loss with the
 tokenizer alone renumbered, which takes about a second of numpy (tutor/core/renumber.py) and
-so shows its progress.
+so shows its progress. Each figure is computed in a child process (`renumber.ask`): the
+forward pass's weights and renumbered copies never stay in the learner's process.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
@@ -27,24 +26,7 @@ from tutor.tui.widgets.heatmap import pad_cells
 
 if TYPE_CHECKING:
     from tutor.content.widgets import RenumberWidget
-    from tutor.core.renumber import Experiment, Prediction, SentenceShown
-
-
-_opening = threading.Lock()
-
-
-def shipped() -> Experiment:
-    """The shipped model, opened once per process (in a worker: ~0.2 s). The widget's first
-    two questions ask at once; without the lock each opened a copy (9 MB at the peak)."""
-    with _opening:
-        return _opened()
-
-
-@cache
-def _opened() -> Experiment:
-    from tutor.core.renumber import Experiment
-
-    return Experiment.open()
+    from tutor.core.renumber import Prediction, SentenceShown
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +38,17 @@ class Baseline:
 
 
 def baseline(sentence: str) -> Baseline:
-    from tutor.core.renumber import SAMPLE_POSITIONS
+    from tutor.core.renumber import SAMPLE_POSITIONS, Prediction, ask
 
-    experiment = shipped()
-    top = experiment.baseline_top(sentence)
-    return Baseline(top, experiment.val_loss(), experiment.chance, SAMPLE_POSITIONS)
+    base = ask("base", 0, sentence)
+    top = [Prediction(**p) for p in base["top"]]
+    return Baseline(top, base["val_loss"], base["chance"], SAMPLE_POSITIONS)
+
+
+def sentence_shown(seed: int, sentence: str) -> SentenceShown:
+    from tutor.core.renumber import ask, shown_from
+
+    return shown_from(ask("sentence", seed, sentence))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,16 +109,17 @@ class RenumberDemo(Asking, can_focus=True):
     def _ask_seed(self) -> None:
         seed, sentence = self.seed, self.config.sentence
         self.progress = (0, 0)
-        self.ask(lambda: shipped().sentence(seed, sentence), self._sentenced, topic="sentence")
+        self.ask(lambda: sentence_shown(seed, sentence), self._sentenced, topic="sentence")
 
     def _ask_loss(self, seed: int) -> None:
         """After the sentence's answer, so that the two never share the CPU."""
+        from tutor.core.renumber import ask
 
         def tick(done: int, total: int) -> None:  # in the worker: a message, not a widget
             self.post_message(self.Progressed(seed, done, total))
 
         self.ask(
-            lambda: Loss(seed, shipped().tokenizer_only_loss(seed, tick)),
+            lambda: Loss(seed, ask("loss", seed, self.config.sentence, tick)),
             self._lost,
             topic="loss",
         )
