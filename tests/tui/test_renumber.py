@@ -90,4 +90,3 @@ async def test_under_another_model_the_page_says_the_experiment_stays_on_the_pro
         assert "重新编号实验例外" in note
         demo = app.screen.query_one(RenumberDemo)
         assert demo.base is not None and demo.base.val_loss == pytest.approx(experiment.val_loss())
-
