@@ -151,6 +151,17 @@ def started_text(
     return example if typed is None else typed.start(owner, key, example, read)
 
 
+def example_field(owner: Widget, example: str, editable: bool, placeholder: str) -> TextField:
+    """The `#text` field of a widget that shows an author's example sentence the learner may
+    replace (unless the author made it fixed), starting with what they had typed."""
+    return TextField(
+        value=started_text(owner, "text", example),
+        placeholder=placeholder,
+        disabled=not editable,
+        id="text",
+    )
+
+
 def started_choice(owner: Widget, bar_id: str, values: Sequence[str], index: int = 0) -> int:
     """The option `owner`'s ChoiceBar `#bar_id` starts at: the one the learner had chosen
     before its page was taken down, else `index`."""

@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
-from tutor.tui.widgets.field import TextField, started_text
+from tutor.tui.widgets.field import example_field
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.token_strip import more_tokens, show_refusal, visible_piece
 from tutor.tui.widgets.update import update_in_place
@@ -70,12 +70,7 @@ class MergeStepper(Asking, Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
-        yield TextField(
-            value=started_text(self, "text", self.config.text),
-            placeholder=ctx.t("tokens.input"),
-            disabled=not self.config.editable,
-            id="text",
-        )
+        yield example_field(self, self.config.text, self.config.editable, ctx.t("tokens.input"))
         yield Static(ctx.t("working"), id="merge")
         yield Static(id="pieces")
         yield Static(Content.styled(ctx.t("merges.hint"), "dim"), id="hint")

@@ -30,7 +30,7 @@ from textual.widgets import Input, Static
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.choice import ChoiceBar
-from tutor.tui.widgets.field import TextField, started_choice, started_text
+from tutor.tui.widgets.field import example_field, started_choice
 from tutor.tui.widgets.flow import Flow
 from tutor.tui.widgets.update import update_in_place
 from tutor.words.refusals import say
@@ -125,12 +125,7 @@ class TokenStrip(Asking, Vertical):
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
-        yield TextField(
-            value=started_text(self, "text", self.config.text),
-            placeholder=ctx.t("tokens.input"),
-            disabled=not self.config.editable,
-            id="text",
-        )
+        yield example_field(self, self.config.text, self.config.editable, ctx.t("tokens.input"))
         schemes = self.config.schemes
         index = started_choice(self, "scheme", schemes)
         yield ChoiceBar(schemes, caption=ctx.t("tokens.scheme"), index=index, id="scheme")
