@@ -27,17 +27,17 @@ LESSON = "embedding"
 LEARNER = "tester"
 
 
-def shipped_lesson() -> Lesson:
-    lesson = load_lessons(content_dir()).lesson(LESSON)
+def shipped_lesson(lesson_id: str = LESSON) -> Lesson:
+    lesson = load_lessons(content_dir()).lesson(lesson_id)
     assert lesson is not None
     return lesson
 
 
-def page_with(widget: str, nth: int = 0) -> int:
-    """Number of the nth shipped page holding a `widget` block."""
+def page_with(widget: str, nth: int = 0, lesson_id: str = LESSON) -> int:
+    """Number of the nth page of a shipped lesson holding a `widget` block."""
     numbers = [
         page.number
-        for page in shipped_lesson().pages
+        for page in shipped_lesson(lesson_id).pages
         for block in page.body_blocks
         if getattr(block, "widget", None) == widget
     ]

@@ -225,14 +225,13 @@ async def test_tab_reaches_the_pages_widgets_before_the_fact_chips(
 async def test_help_lists_home_and_end_once(make_app: Callable[..., TutorApp]) -> None:
     """The help names a shown key and not again the hidden sibling it stands for: the
     training run's and the merge stepper's Home/End, never "Home/End/end"."""
-    from tests.tui.test_merge_stepper import merges_page
     from tutor.tui.screens.help import HelpScreen, key_lines
     from tutor.tui.widgets.merge_stepper import MergeStepper
     from tutor.tui.widgets.training import TrainingRun
 
     for lesson, number, kind, ends in (
         (LESSON, page_with("training"), TrainingRun, "key.ends"),
-        ("token", merges_page(), MergeStepper, "key.merge_ends"),
+        ("token", page_with("merges", lesson_id="token"), MergeStepper, "key.merge_ends"),
     ):
         app = make_app(start_lesson=lesson, start_page=number)
         async with app.run_test(size=(120, 40)) as pilot:

@@ -9,10 +9,9 @@ from collections.abc import Callable
 
 from textual.widgets import Input
 
+from tests.tui.conftest import page_with
 from tests.waits import settle, until
-from tutor.content import load_lessons
 from tutor.core.merges import MAX_WALK_CHARS, merge_walk
-from tutor.core.paths import content_dir
 from tutor.core.tokenize import get_scheme
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.keybar import KeyBar
@@ -21,17 +20,6 @@ from tutor.tui.widgets.token_strip import visible_piece
 
 LESSON = "token"
 SENTENCE = "小明把苹果给了小王"
-
-
-def merges_page() -> int:
-    lesson = load_lessons(content_dir()).lesson(LESSON)
-    assert lesson is not None
-    return next(
-        page.number
-        for page in lesson.pages
-        for block in page.body_blocks
-        if getattr(block, "widget", None) == "merges"
-    )
 
 
 def shown_ids(stepper: MergeStepper) -> list[int]:
@@ -44,7 +32,7 @@ async def test_arrows_step_through_the_merges_and_end_on_the_tokenizers_ids(
 ) -> None:
     walk = merge_walk(SENTENCE)
     final = [token.id for token in get_scheme("byte-bpe-zh").encode(SENTENCE)]
-    app = make_app(start_lesson=LESSON, start_page=merges_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("merges", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         stepper = app.screen.query_one(MergeStepper)
@@ -69,13 +57,15 @@ async def test_arrows_step_through_the_merges_and_end_on_the_tokenizers_ids(
         await pilot.press("home")
         await settle(pilot)
         assert shown_ids(stepper) == walk.ids(0)
-        assert app.screen.page.number == merges_page()  # the arrows never turned the page
+        assert app.screen.page.number == page_with(
+            "merges", lesson_id=LESSON
+        )  # the arrows never turned the page
 
 
 async def test_the_learners_own_text_starts_a_new_walk_and_too_long_is_said(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    app = make_app(start_lesson=LESSON, start_page=merges_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("merges", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         stepper = app.screen.query_one(MergeStepper)

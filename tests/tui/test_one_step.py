@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from tests.tui.conftest import page_with
 from tests.waits import settle, until
-from tutor.content import load_lessons
 from tutor.core import live
 from tutor.core.live import torch_available
 from tutor.core.model import open_model
-from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
 from tutor.tui.widgets.one_step import OneStepDemo
 from tutor.words import i18n
@@ -24,21 +23,10 @@ LESSON = "numbers"
 SENTENCE = "小明把苹果给了小王"
 
 
-def one_step_page() -> int:
-    lesson = load_lessons(content_dir()).lesson(LESSON)
-    assert lesson is not None
-    return next(
-        page.number
-        for page in lesson.pages
-        for block in page.body_blocks
-        if getattr(block, "widget", None) == "one-step"
-    )
-
-
 async def test_before_enter_the_demo_only_says_what_enter_does(
     make_app: Callable[..., TutorApp],
 ) -> None:
-    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("one-step", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         demo = app.screen.query_one(OneStepDemo)
@@ -53,7 +41,7 @@ async def test_enter_takes_one_step_and_names_exactly_the_rows_read(
 ) -> None:
     scheme = open_model().scheme
     read = {scheme.single_id("<|endoftext|>"), *(t.id for t in scheme.encode(SENTENCE))}
-    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("one-step", lesson_id=LESSON))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         demo = app.screen.query_one(OneStepDemo)
@@ -85,7 +73,7 @@ async def test_where_a_step_cannot_run_enter_says_why_in_one_sentence(
     """A served session without live training (as without torch) refuses in a sentence."""
     monkeypatch.setenv("TUTOR_REMOTE", "1")
     monkeypatch.delenv("TUTOR_LIVE_TRAINING", raising=False)
-    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("one-step", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         demo = await _press_enter(pilot)
         await settle(pilot)
@@ -118,7 +106,7 @@ async def test_a_step_waits_for_a_live_training_slot_like_a_run(
     against `--live-training N` and says the training page's sentence when none is free."""
     env = _served(monkeypatch, tmp_path / "slots")
     taken = live.Slot(env)  # another learner's run
-    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("one-step", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         demo = await _press_enter(pilot)
         await settle(pilot)
@@ -140,7 +128,7 @@ async def test_leaving_ends_a_step_still_going_and_frees_its_slot(
     """No training outlives its page: turning the page, or quitting, ends the child while
     it still imports torch, and the slot is free for the next learner."""
     env = _served(monkeypatch, tmp_path / "slots")
-    app = make_app(start_lesson=LESSON, start_page=one_step_page())
+    app = make_app(start_lesson=LESSON, start_page=page_with("one-step", lesson_id=LESSON))
     async with app.run_test(size=(80, 24)) as pilot:
         demo = await _press_enter(pilot)
         await until(pilot, lambda: demo.step is not None and demo.step.started)
@@ -149,6 +137,9 @@ async def test_leaving_ends_a_step_still_going_and_frees_its_slot(
         if leave == "page":
             await pilot.press("n")
             await until(pilot, lambda: not step.running)
-            assert _slot_free(env) and app.screen.page.number == one_step_page() + 1
+            assert (
+                _slot_free(env)
+                and app.screen.page.number == page_with("one-step", lesson_id=LESSON) + 1
+            )
     assert not step.running and step.exit_code != 0  # ended by a signal, not finished
     assert _slot_free(env)

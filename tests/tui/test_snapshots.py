@@ -16,7 +16,6 @@ from textual.pilot import Pilot
 
 from tests.tui.conftest import LESSON, app_for, page_with, shipped_lesson
 from tests.tui.test_error_screen import BROKEN
-from tests.tui.test_merge_stepper import merges_page
 from tests.waits import settle
 from tutor.tui.widgets.heatmap import Heatmap
 from tutor.tui.widgets.lookup import LookupDemo
@@ -216,7 +215,9 @@ def test_merge_stepper(
     snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int]
 ) -> None:
     """The Token lesson's running sentence after seven merges: 小明 has just been made."""
-    app = app_for(fixed_data_dir, start_lesson="token", start_page=merges_page())
+    app = app_for(
+        fixed_data_dir, start_lesson="token", start_page=page_with("merges", lesson_id="token")
+    )
 
     async def step(pilot: Pilot) -> None:
         await settle(pilot)
