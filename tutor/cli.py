@@ -15,8 +15,14 @@ from functools import partial
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from tutor.core.names import NEIGHBOUR_SCHEMES, PROJECT, STAGES, TOKEN_SCHEMES
-from tutor.words import cjk
+from tutor import cjk
+from tutor.core.names import (
+    NEIGHBOUR_SCHEMES,
+    PROJECT,
+    RECORDED_EXPERIMENTS,
+    STAGES,
+    TOKEN_SCHEMES,
+)
 
 SCHEMES = (PROJECT, *TOKEN_SCHEMES)
 
@@ -259,8 +265,6 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
     facts.add_argument("--key", metavar="K", help=say("cli.opt.facts.key"))
     facts.add_argument("--json", action="store_true", help=say("cli.opt.json"))
 
-    from tutor.commands.experiment import RECORDED
-
     experiment = sub.add_parser("experiment", help=say("cli.cmd.experiment"))
     which = experiment.add_subparsers(
         dest="experiment",
@@ -269,7 +273,7 @@ def build_parser(lang: Lang = "zh") -> argparse.ArgumentParser:
         help=say("cli.arg.experiment.name"),
         parser_class=partial(Parser, lang=lang),
     )
-    for name in RECORDED:
+    for name in RECORDED_EXPERIMENTS:
         recorded = which.add_parser(name, help=say(f"cli.cmd.experiment.{name}"))
         recorded.add_argument("--json", action="store_true", help=say("cli.opt.json"))
         _add_globals(recorded, default=argparse.SUPPRESS, say=say)

@@ -93,6 +93,15 @@ def test_facts_quote_the_record(record, facts):
     assert all(facts[k].evidence == "measured" for k in facts if k.startswith("experiment."))
 
 
+def test_every_recorded_experiment_the_command_line_offers_has_a_printer():
+    """The parser names experiments from tutor.core.names (it imports no command); the
+    command keeps one entry per name, so neither offers one the other lacks."""
+    from tutor.commands.experiment import RECORDED
+    from tutor.core.names import RECORDED_EXPERIMENTS
+
+    assert sorted(RECORDED) == sorted(RECORDED_EXPERIMENTS)
+
+
 def test_tutor_experiment_inputs_json(record, capsys):
     assert main(["experiment", "inputs", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -24,11 +24,11 @@ from textual.geometry import Region
 from textual.widgets.markdown import MarkdownBlock
 
 from tests.tui.conftest import shipped_lesson
+from tutor import cjk
 from tutor.content.models import MarkdownBlock as ProseBlock
 from tutor.tui import cjk_wrap
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import Prose
-from tutor.words import cjk
 
 SENTENCE = (
     "ID 只是行号；embedding 就是拿这个行号，去一张可学习的表里取出一行向量"

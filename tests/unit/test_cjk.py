@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rich.text import Text
 
+from tutor import cjk
 from tutor.cli import _Formatter
 from tutor.core import measure
 from tutor.tui import cjk_wrap
-from tutor.words import cjk
 
 MIXED = (
     "ID 只是行号；embedding 就是拿这个行号，去一张表里取出那一行向量（一行 64 个数）——仅此而已。"

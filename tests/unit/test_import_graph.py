@@ -100,3 +100,25 @@ def test_no_arrow_runs_up_from_serve() -> None:
         if any(_within(target, package) for package in above)
     )
     assert upward == []
+
+
+def rooms(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The same graph with each of the tutor's subpackages taken as one room (tutor.words,
+    tutor.core, …) and each top-level module as its own (tutor.cli, tutor.cjk, …)."""
+
+    def room(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    joined: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        joined.setdefault(room(name), set()).update(
+            room(target) for target in targets if room(target) != room(name)
+        )
+    return joined
+
+
+def test_the_tutors_rooms_stand_on_floors_with_no_arrow_running_up() -> None:
+    """A package that imports one above it makes the two one room in all but name:
+    `tutor.content` taking CJK text from `tutor.words` while the words translate the
+    content's problems, or the TUI borrowing a command's table."""
+    assert circles(rooms(import_graph())) == []

@@ -10,10 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tutor.commands.output import print_json, speaker_for, table
+from tutor.cjk import table
+from tutor.commands.output import print_json, speaker_for
 
 if TYPE_CHECKING:
     from tutor.core.experiment_record import Experiments
+    from tutor.core.names import RecordedExperiment
     from tutor.words.i18n import Speaker
 
 
@@ -98,7 +100,7 @@ class Experiment:
     show: Callable[[Speaker, Any], None]
 
 
-RECORDED: dict[str, Experiment] = {
+RECORDED: dict[RecordedExperiment, Experiment] = {
     "inputs": Experiment(_recorded, inputs_data, _print_inputs),
     "width": Experiment(_recorded, width_data, _print_width),
 }

@@ -11,7 +11,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from tutor.commands.output import columns, neighbour_table, print_json, shown, speaker_for, table
+from tutor.cjk import table
+from tutor.commands.output import columns, neighbour_table, print_json, shown, speaker_for
 
 if TYPE_CHECKING:
     from tutor.core.model import ProjectModel

@@ -1,6 +1,6 @@
-"""What every inspecting command prints with: tables whose columns line up in a terminal
-(CJK takes two columns), pieces shown with their spaces and control characters visible,
-JSON for scripts, and the interface's language."""
+"""What every inspecting command prints with: neighbour tables (lined up by tutor.cjk.table),
+pieces shown with their spaces and control characters visible, JSON for scripts, and the
+interface's language."""
 
 from __future__ import annotations
 
@@ -9,26 +9,11 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tutor.words import cjk
+from tutor.cjk import table
 
 if TYPE_CHECKING:
     from tutor.core.similarity import Neighbour
     from tutor.words.i18n import Speaker
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - cjk.columns(text))
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [
-        max(cjk.columns(cell) for cell in column) for column in zip(header, *rows, strict=True)
-    ]
-    lines = [
-        "  ".join(_pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip()
-        for line in (header, *rows)
-    ]
-    return "\n".join(lines)
 
 
 def shown(piece: str) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from tutor.commands.output import neighbour_table, print_json, shown, speaker_for, table
+from tutor.cjk import table
+from tutor.commands.output import neighbour_table, print_json, shown, speaker_for
 from tutor.core.model import open_model
 from tutor.core.trajectory import Trajectory, load
 

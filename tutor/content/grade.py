@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tutor.cjk import has_cjk
 from tutor.content.models import (
     Misconception,
     QuizFront,
@@ -59,7 +60,6 @@ from tutor.content.models import (
     phrase_sets,
 )
 from tutor.core.refusal import Coded
-from tutor.words.cjk import has_cjk
 
 if TYPE_CHECKING:
     from tutor.content.models import Lesson

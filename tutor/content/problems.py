@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from tutor.cjk import columns
 from tutor.core.printable import stand_in
 from tutor.core.refusal import Coded
-from tutor.words.cjk import columns
 
 Severity = Literal["error", "warning"]
 

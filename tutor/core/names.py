@@ -1,4 +1,5 @@
-"""The names a learner or an author types for tokenization schemes and training stages.
+"""The names a learner or an author types for tokenization schemes, training stages and
+recorded experiments.
 
 Defined once, as the Literal types pydantic and the type checker read and as the tuples
 argparse offers, so a new scheme cannot be accepted in one place and refused in another.
@@ -23,3 +24,7 @@ NEIGHBOUR_SCHEMES: tuple[NeighbourScheme, ...] = get_args(NeighbourScheme)
 # the embedding table before training (its random start) and after
 Stage = Literal["before", "after"]
 STAGES: tuple[Stage, ...] = get_args(Stage)
+
+# the experiments the assets build records and `tutor experiment NAME` prints
+RecordedExperiment = Literal["inputs", "width"]
+RECORDED_EXPERIMENTS: tuple[RecordedExperiment, ...] = get_args(RecordedExperiment)

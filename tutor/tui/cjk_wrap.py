@@ -5,7 +5,7 @@ without spaces is one word. In mixed prose ("ID 只是行号；embedding 就是�
 …") the line breaks after "embedding", leaving it mostly empty, and the Chinese run is
 then folded wherever the width runs out, even before a "，".
 
-Where a line may break is tutor.words.cjk's, shared with the command line's help.
+Where a line may break is tutor.cjk's, shared with the command line's help.
 
 The hook is private (tutor.tui.compat), two module-level patterns read on every call:
 - `rich._wrap.re_word`, read by `rich._wrap.divide_line`, which Textual's `Content` (so
@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from tutor.cjk import CHUNK
 from tutor.tui import compat
-from tutor.words.cjk import CHUNK
 
 RICH_WORD = re.compile(rf"\s*{CHUNK}")
 """Replaces `rich._wrap.re_word` (`\\s*\\S+\\s*`): leading spaces, a chunk, trailing spaces."""

@@ -12,7 +12,7 @@ from textual.app import ComposeResult, RenderResult
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from tutor.commands.output import table
+from tutor.cjk import table
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.experiment_file import RecordedExperiment
 

@@ -1,5 +1,5 @@
 """Chinese, Japanese and Korean text, defined once: which characters are CJK, how many
-terminal columns text takes, and where a line may break.
+terminal columns text takes, where a line may break, and tables whose columns line up.
 
 Why one module: the CLI's help, the grader, the inspecting commands' tables, content
 problems' carets and the TUI's wrappers (tutor.tui.cjk_wrap) must agree on what a Chinese
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 
 IDEOGRAPHS = ("\u4e00", "\u9fff")
@@ -91,3 +92,16 @@ def split_lines(text: str, width: int) -> list[str]:
         else:
             line += piece
     return [*lines, line.rstrip()] if line.strip() else lines
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Rows under a header, each column as wide as its widest cell in terminal columns
+    (CJK takes two), two spaces between columns."""
+    widths = [max(columns(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    lines = [
+        "  ".join(
+            cell + " " * (width - columns(cell)) for cell, width in zip(line, widths, strict=True)
+        ).rstrip()
+        for line in (header, *rows)
+    ]
+    return "\n".join(lines)
