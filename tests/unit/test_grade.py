@@ -535,6 +535,22 @@ def test_a_misconception_listed_as_fixed_is_credit_and_cancels_nothing(
     assert all(claim.contradicted_by == "" for claim in result.claims)
 
 
+def test_a_numbered_list_of_fixed_misconceptions_names_each_as_learners_write_them(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    """Retracted, negated or in everyday words (混起来), each item is a fixed one."""
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    fixed = (
+        "1. 以前以为 ID 相近的词意思也相近，其实不是。\n"
+        "2. 训练不会改 ID\n"
+        "3. one-hot 乘表不是把所有行混起来"
+    )
+    texts = {"understanding": "ID 只是行号。", "misconceptions-fixed": fixed}
+    result = grade(summary_rubric, summary_answer(summary, texts))
+    assert sorted(m.id for m in result.fixed) == sorted([CLOSE, RETRAIN, MIX])
+    assert result.matched == [] and [claim.id for claim in result.met] == [ROW]
+
+
 def test_remaining_questions_assert_nothing_and_are_kept_for_the_teacher(
     lesson: Lesson, summary_rubric: Rubric
 ) -> None:
