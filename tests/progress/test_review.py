@@ -153,3 +153,34 @@ async def test_a_mark_that_cannot_be_saved_is_said_and_stays_on_screen(tmp_path:
         assert app.screen.query_one(ItemMarking).comment == "x" * 30
         assert app.is_running and app.crashed is None
     assert ada.teacher_marks("embedding") == {}
+
+
+async def test_the_review_says_what_the_grader_decided_not_only_found_or_not(
+    tmp_path: Path,
+) -> None:
+    """A misconception listed under 纠正了的误解 is one the grader found fixed (the learner's
+    page says so), and a claim both said and denied is undecided; the review said 没找到
+    for both, so the teacher read the grader as having missed them."""
+    ada = open_store("ada", tmp_path)
+    ada.submit_summary(
+        "embedding",
+        {
+            "understanding": "ID 只是行号。ID 不是行号。",
+            "misconceptions-fixed": "ID 相近的 token 意思相近。",
+        },
+    )
+    for lang, fixed, undecided in (
+        ("zh", "(评分器：已纠正「ID 相近的 token 意思相近」)", "(评分器：说不准「ID 只是行号」)"),
+        (
+            "en",
+            "(grader: fixed 「ID 相近的 token 意思相近」)",
+            "(grader: undecided 「ID 只是行号」)",
+        ),
+    ):
+        app = review_app({"data_dir": tmp_path}, lang)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            toggles = {t.key: t for t in app.screen.query(MarkToggle)}
+            assert fixed in str(toggles["close-ids-close-meaning"].render())
+            assert undecided in str(toggles["id-is-row"].render())
+            await pilot.press("q")

@@ -485,6 +485,12 @@ def test_a_number_is_shown_at_the_question_s_precision() -> None:
     [
         "Tokens with nearby IDs mean similar things.",
         "If two IDs are close, the words are probably similar in meaning.",
+        # without the word "meaning", each was credited with meaning-in-position instead
+        "Words with close token ids are similar.",
+        "Tokens with close IDs are used alike.",
+        "Tokens whose IDs are near each other are similar.",
+        "ID 相近的词用法也相近。",
+        "编号挨着的词，向量也相似。",
     ],
 )
 def test_close_ids_close_meaning_is_flagged_and_earns_no_claim(lesson: Lesson, answer: str) -> None:
@@ -495,7 +501,12 @@ def test_close_ids_close_meaning_is_flagged_and_earns_no_claim(lesson: Lesson, a
 
 @pytest.mark.parametrize(
     "answer",
-    ["Token IDs are close, but meanings are unrelated.", "猫和狗的 ID 相近，但意思未必相近。"],
+    [
+        "Token IDs are close, but meanings are unrelated.",
+        "猫和狗的 ID 相近，但意思未必相近。",
+        "Similar words get close vectors regardless of their IDs.",
+        "意思相近的 token 向量靠近，和 ID 无关。",
+    ],
 )
 def test_a_sentence_that_turns_against_its_first_clause_states_no_misconception(
     lesson: Lesson, answer: str
@@ -522,6 +533,22 @@ def test_a_misconception_listed_as_fixed_is_credit_and_cancels_nothing(
     assert [m.id for m in result.fixed] == [CLOSE]
     assert result.matched == []
     assert all(claim.contradicted_by == "" for claim in result.claims)
+
+
+def test_a_numbered_list_of_fixed_misconceptions_names_each_as_learners_write_them(
+    lesson: Lesson, summary_rubric: Rubric
+) -> None:
+    """Retracted, negated or in everyday words (混起来), each item is a fixed one."""
+    summary = next(p.front.summary for p in lesson.pages if getattr(p.front, "summary", None))
+    fixed = (
+        "1. 以前以为 ID 相近的词意思也相近，其实不是。\n"
+        "2. 训练不会改 ID\n"
+        "3. one-hot 乘表不是把所有行混起来"
+    )
+    texts = {"understanding": "ID 只是行号。", "misconceptions-fixed": fixed}
+    result = grade(summary_rubric, summary_answer(summary, texts))
+    assert sorted(m.id for m in result.fixed) == sorted([CLOSE, RETRAIN, MIX])
+    assert result.matched == [] and [claim.id for claim in result.met] == [ROW]
 
 
 def test_remaining_questions_assert_nothing_and_are_kept_for_the_teacher(
@@ -571,6 +598,8 @@ def test_one_hot_as_an_approximate_lookup_is_a_misconception_not_the_claim(
         ("token ID 就是第几排的意思。", {ROW}),
         ("embedding 就是把那一行抽出来。", {LOOKUP}),
         ("独热向量去乘这张表，正好抽出对应的那一排。", {LOOKUP}),
+        ("用独热向量去乘这张表，结果就是那一行。", {LOOKUP}),  # the product named in a clause
+        ("独热向量乘上嵌入矩阵，得到的就是对应那一行。", {LOOKUP}),  # of its own
         ("表里的数开始是随便初始化的，之后靠反向传播一点点更新。", {LEARNED}),
         ("意思接近的 token，训练后在空间里离得近。", {POSITION}),
         (

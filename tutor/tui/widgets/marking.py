@@ -32,6 +32,16 @@ if TYPE_CHECKING:
     from tutor.progress.review import Answer
 
 
+# What the grader decided, as the learner's page says it (a fixed misconception is credit,
+# an undecided claim is left to the teacher); a rejected misconception is not one found.
+_CLAIM_KEYS = {"met": "review.grader_met", "undecided": "review.grader_undecided"}
+_MISCONCEPTION_KEYS = {
+    "held": "review.grader_found",
+    "fixed": "review.grader_fixed",
+    "undecided": "review.grader_undecided",
+}
+
+
 def _quoted(evidence: str) -> str:
     """The learner's clause the grader read, printable, for the teacher to check."""
     return f"「{printable(evidence.strip())}」" if evidence.strip() else ""
@@ -82,14 +92,14 @@ class ItemMarking(Vertical):
             yield Static(self._learner_text(text), classes="learner-text")
         rubric = rubric_for(self.lesson, self.answer.item)
         verdicts = {claim.id: claim for claim in self.answer.grade.claims}
-        found = {m.id: m for m in self.answer.grade.matched}
+        found = {m.id: m for m in self.answer.grade.misconceptions}
         marks = self.answer.marks
         yield Static(ctx.t("review.claims"), classes="marks-heading")
         for claim in rubric.claims:
             verdict = verdicts.get(claim.id)
             grader = ctx.t("review.grader_not_met")
-            if verdict is not None and (verdict.met or verdict.denied):
-                key = "review.grader_met" if verdict.met else "review.grader_denied"
+            if verdict is not None and verdict.status != "not_found":
+                key = _CLAIM_KEYS.get(verdict.status, "review.grader_denied")
                 grader = ctx.t(key, evidence=_quoted(verdict.evidence))
             given = marks.claims.get(claim.id)
             state = "" if given is None else ("met" if given else "not_met")
@@ -98,9 +108,10 @@ class ItemMarking(Vertical):
         yield Static(ctx.t("review.misconceptions"), classes="marks-heading")
         for misconception in rubric.misconceptions:
             grader = ctx.t("review.grader_not_found")
-            if misconception.id in found:
-                evidence = _quoted(found[misconception.id].evidence)
-                grader = ctx.t("review.grader_found", evidence=evidence)
+            said = found.get(misconception.id)
+            if said is not None and said.status in _MISCONCEPTION_KEYS:
+                key = _MISCONCEPTION_KEYS[said.status]
+                grader = ctx.t(key, evidence=_quoted(said.evidence))
             state = marks.misconceptions.get(misconception.id, "")
             wording = misconception.name_en if en else misconception.name_zh
             toggle = MarkToggle(misconception.id, MISCONCEPTION_STATES, state, wording, grader)
