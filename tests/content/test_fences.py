@@ -155,6 +155,22 @@ CASES = {
         "- 一项\n\n\t```tutor tokens\n\ttext: 猫\n\t```\n",
         ["5: prose '- 一项\\n\\n\\t```tutor tokens\\n\\ttext: 猫\\n\\t```'"],
     ),
+    # Read as CommonMark reads them (and the page renders them), where the line scanner
+    # before markdown-it took a widget: a backtick in a backtick fence's info string makes it
+    # no fence; an HTML block runs to the next blank line; a list item's code block ends at
+    # the first line less indented than the item, and that line opens a fence of its own.
+    "a backtick after the widget name makes it no fence": (
+        "```tutor tokens`\ntext: 猫\n```\n",
+        ["5: prose '```tutor tokens`\\ntext: 猫\\n```'"],
+    ),
+    "an HTML block holds a fence until a blank line": (
+        "<div>\n```tutor tokens\ntext: 猫\n```\n</div>\n",
+        ["5: prose '<div>\\n```tutor tokens\\ntext: 猫\\n```\\n</div>'"],
+    ),
+    "a list item's code ends at a line less indented": (
+        "- 一项\n\n  ```python\n  x = 1\n```\n```tutor tokens\ntext: 猫\n```\n",
+        ["5: prose '- 一项\\n\\n  ```python\\n  x = 1\\n```\\n```tutor tokens\\ntext: 猫\\n```'"],
+    ),
 }
 
 
