@@ -65,6 +65,9 @@ HOOKS = (
     Hook("textual.app:App._on_notify", "tutor.tui.app", ("self", "event")),
     Hook("textual.app:App._unnotify", "tutor.tui.app", ("self", "notification", "refresh")),
     Hook("textual.app:App._notifications", "tutor.tui.app", assigned=True),
+    # a stop signal lets the keys already typed be handled first (tutor.tui.app): the app
+    # asks its own driver, which Textual keeps to itself
+    Hook("textual.app:App._driver", "tutor.tui.app", assigned=True),
     # the terminal's input (tutor.tui.driver)
     Hook(
         "textual.drivers.linux_driver:LinuxDriver.run_input_thread", "tutor.tui.driver", ("self",)
@@ -78,6 +81,15 @@ HOOKS = (
         ("self",),
     ),
     Hook("textual.drivers.linux_driver:LinuxDriver._debug", "tutor.tui.driver", assigned=True),
+    # a key counts as handled once the focused widget has it; a fault in the input thread
+    # goes down the crash path; a malformed extended key is ignored instead of raising
+    Hook("textual.driver:Driver._app", "tutor.tui.driver", assigned=True),
+    Hook("textual.app:App._handle_exception", "tutor.tui.driver", ("self", "error")),
+    Hook(
+        "textual._xterm_parser:XTermParser._parse_extended_key",
+        "tutor.tui.driver",
+        ("self", "sequence"),
+    ),
     Hook("textual.drivers._writer_thread:WriterThread", "tutor.commands.app"),
     Hook("textual._xterm_parser:XTermParser.feed", "tutor.tui.driver", ("self", "data")),
     # long single-line fields (tutor.tui.widgets.field)
@@ -87,12 +99,24 @@ HOOKS = (
         ("self", "position"),
     ),
     Hook("textual.widgets._input:Input._suggestion", "tutor.tui.widgets.field", assigned=True),
+    Hook("textual.widgets._input:Input._cursor_visible", "tutor.tui.widgets.field"),
     # the lesson's prose blocks (tutor.tui.screens.page)
     Hook(
         "textual.widgets._markdown:Markdown._parse_markdown",
         "tutor.tui.screens.page",
         ("self", "tokens"),
     ),
+    # a page turned back to keeps its styles unless the theme changed (tutor.tui.screens.page)
+    Hook(
+        "textual.screen:Screen._on_screen_resume",
+        "tutor.tui.screens.page",
+        ("self", "event"),
+    ),
+    # a handler that runs while its page is taken down does nothing (tutor.tui.widgets.asking)
+    Hook("textual.widget:Widget._pruning", "tutor.tui.widgets.asking", assigned=True),
+    Hook("textual.widget:Widget._closing", "tutor.tui.widgets.asking", assigned=True),
+    # Tab reaches a fact strip after the page's widgets (tutor.tui.widgets.facts)
+    Hook("textual.widget:Widget._focus_sort_key", "tutor.tui.widgets.facts"),
     # "no matches" in the learner's language (tutor.tui.palette): without it a learner
     # reading Chinese is told "No matches found"
     Hook(
