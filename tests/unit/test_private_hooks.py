@@ -202,3 +202,27 @@ def test_no_private_library_name_is_used_unlisted() -> None:
         if (module, name) not in listed
     }
     assert sorted(unlisted) == []
+
+
+def test_another_objects_private_library_names_are_reached_through_compat() -> None:
+    """Outside the compat modules a private library name is read or set on self, cls or
+    super() only (a subclass's own inherited state); another object's goes through a
+    function of its library's compat module (tutor.tui.compat.taken_down, for one)."""
+    library = _library_private()
+    own = _own_private(_tutor_trees())
+    found = sorted(
+        f"{module}:{node.lineno} {ast.unparse(node)}"
+        for module, tree in _tutor_trees().items()
+        if module not in COMPAT_MODULES
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr in library
+        if node.attr not in own and node.attr not in PUBLIC
+        if not _on_self(node.value)
+    )
+    assert found == []
+
+
+def _on_self(value: ast.expr) -> bool:
+    if isinstance(value, ast.Name):
+        return value.id in ("self", "cls")
+    return isinstance(value, ast.Call) and ast.unparse(value.func) == "super"

@@ -6,14 +6,16 @@ upgrade starts with tests/unit/test_private_hooks.py, which checks every hook in
 still there and takes the parameters the tutor passes, and tests/tui/test_compat.py, that
 no other tutor module imports a private Textual or Rich module.
 
-Private modules are imported here only; the tutor's overrides of private methods stay in
-their classes (they are those classes' behaviour) and are listed in HOOKS.
+Private modules are imported here only, and another object's private names are reached
+through a function here; the tutor's overrides of private methods, and a subclass's reads
+of its own inherited private state, stay in their classes (they are those classes'
+behaviour) and are listed in HOOKS.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rich._wrap
 import textual._wrap
@@ -24,6 +26,10 @@ from textual.css.stylesheet import Stylesheet
 from textual.drivers._writer_thread import WriterThread
 
 from tutor.hooks import Hook
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.widget import Widget
 
 __all__ = [
     "BRACKETED_PASTE_END",
@@ -163,6 +169,16 @@ def install_stylesheet_parsers(parse_rules: Any, parse_style: Any) -> None:
 def stylesheet_variables(stylesheet: Stylesheet) -> dict[str, str]:
     """The variables the stylesheet substitutes as it parses (a new dict when replaced)."""
     return stylesheet._variables
+
+
+def taken_down(widget: Widget) -> bool:
+    """Textual has marked the widget to go with its page (pruning it, or closing it)."""
+    return widget._pruning or widget._closing
+
+
+def crash_in_app(app: App[Any], error: BaseException) -> None:
+    """`error`, raised on another thread, goes down the app's loop as if raised there."""
+    app.call_later(app._handle_exception, error)
 
 
 def loaded_widget_class(name: str) -> type | None:
