@@ -171,6 +171,14 @@ CASES = {
         "- 一项\n\n  ```python\n  x = 1\n```\n```tutor tokens\ntext: 猫\n```\n",
         ["5: prose '- 一项\\n\\n  ```python\\n  x = 1\\n```\\n```tutor tokens\\ntext: 猫\\n```'"],
     ),
+    "a less indented line ends a list item's widget, said there": (
+        "- 一项\n\n  ```tutor tokens\ntext: 猫\n  ```\n",
+        [
+            "8:1: the widget block ends here, with its list item: this line is less indented "
+            "than the block's opening ```; indent it as far",
+            "5: prose '- 一项'",
+        ],
+    ),
 }
 
 

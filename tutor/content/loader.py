@@ -55,10 +55,20 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _fences(body: list[str]) -> list[tuple[int, int | None, str]]:
-    """(opening, closing, info string) of each fenced block that opens at its line's start,
-    up to three spaces in (not behind a list marker or '>', where its lines could not be
-    read as YAML); opening and closing are indices into body, closing None if never closed.
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fenced block of a page's body: its lines are body[opening:end]; info is what
+    follows the opening fence."""
+
+    opening: int
+    end: int
+    closed: bool
+    info: str
+
+
+def _fences(body: list[str]) -> list[Fence]:
+    """Each fenced block that opens at its line's start, up to three spaces in (not behind
+    a list marker or '>', where its lines could not be read as YAML).
 
     The blocks are the ones markdown-it finds, so check and the page agree on what is code.
     Trailing blanks are dropped first: a closing fence followed by a full-width space (as a
@@ -77,9 +87,7 @@ def _fences(body: list[str]) -> list[tuple[int, int | None, str]]:
         # markdown-it's map ends after the closing fence, or after the last line it took
         # when the block was never closed: then every line after the opening is content
         closed = token.content.count("\n") == end - start - 2
-        fences.append(
-            (start, end - 1 if closed else None, body[start][indent + len(token.markup) :])
-        )
+        fences.append(Fence(start, end, closed, body[start][indent + len(token.markup) :]))
     return fences
 
 
@@ -129,6 +137,20 @@ def _widget_block(
     return WidgetBlock(widget=name, config=config, line=line), problems
 
 
+def _unclosed(source: SourceFile, split: Split, fence: Fence) -> Problem:
+    """A widget block never closed, or ended early by the end of the list item it is in."""
+    if fence.end < len(split.body):
+        message = (
+            "the widget block ends here, with its list item: this line is less indented "
+            "than the block's opening ```; indent it as far"
+        )
+        line = split.body_line + fence.end
+        return source.problem(line, 1, message, code="widget_item_ended")
+    message = "widget block is never closed with ```"
+    line = split.body_line + fence.opening
+    return source.problem(line, 1, message, code="widget_unclosed")
+
+
 def _body_blocks(
     source: SourceFile, split: Split, engine: EngineChecks
 ) -> tuple[list[BodyBlock], list[Problem]]:
@@ -143,20 +165,18 @@ def _body_blocks(
             blocks.append(MarkdownBlock(text=text, line=split.body_line + filled[0]))
 
     index = 0
-    for opening, closing, info in _fences(split.body):
-        if info.split()[:1] != ["tutor"]:
+    for fence in _fences(split.body):
+        if fence.info.split()[:1] != ["tutor"]:
             continue
-        add_prose(index, opening)
-        if closing is None:
-            line = split.body_line + opening
-            message = "widget block is never closed with ```"
-            problems.append(source.problem(line, 1, message, code="widget_unclosed"))
+        add_prose(index, fence.opening)
+        if not fence.closed:
+            problems.append(_unclosed(source, split, fence))
             return blocks, problems
-        block, found = _widget_block(source, split, opening, closing, engine)
+        block, found = _widget_block(source, split, fence.opening, fence.end - 1, engine)
         problems += found
         if block is not None:
             blocks.append(block)
-        index = closing + 1
+        index = fence.end
     add_prose(index, len(split.body))
     return blocks, problems
 
