@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tutor.content.engine import EngineChecks
+from tutor.content.markdown import markdown_parser
 from tutor.content.models import (
     PAGE_FRONTS,
     BodyBlock,
@@ -25,7 +26,6 @@ from tutor.content.models import (
     WrapupFront,
 )
 from tutor.content.problems import Problem
-from tutor.content.prose import markdown_parser
 from tutor.content.source import (
     SourceFile,
     Split,

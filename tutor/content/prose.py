@@ -11,9 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-
-from markdown_it import MarkdownIt
 
 # `{{...}}` on one line; whether it is a reference is decided in Python (`_key`), since a
 # pattern that also splits the blanks around `fact`, `:` and the key between its parts
@@ -22,16 +19,6 @@ BRACES = re.compile(r"\{\{([^{}\n]*)\}\}")
 # the start of something meant as a reference, to catch the ones BRACES cannot read
 FACT_REF_START = re.compile(r"\{\{[ \t]*fact\b")
 BLANKS = " \t"
-
-
-@cache
-def markdown_parser(*, inline: bool = True) -> MarkdownIt:
-    """The one parser of lesson prose, so `tutor check` cuts a page into prose and widget
-    blocks where the page's reading finds its blocks (one parser per use: building one
-    costs more than parsing a page). Without inline, only where each block starts and ends,
-    in half the time."""
-    parser = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-    return parser if inline else parser.disable("inline")
 
 
 @dataclass(frozen=True, slots=True)

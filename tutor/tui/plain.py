@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from tutor.content.prose import fact_keys, markdown_parser
+from tutor.content.markdown import markdown_parser
+from tutor.content.prose import fact_keys
 
 
 def inline_text(token: Token) -> str:
