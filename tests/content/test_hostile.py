@@ -23,7 +23,7 @@ from tutor.content import load_lessons, render_problem
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = FIXTURES / "hostile"
 FACTS = FIXTURES / "engine"
-CPU_SECONDS_BOUND = 5.0  # the fixed checks take under 0.1 s
+CPU_SECONDS_BOUND = 5.0  # the fixed checks take under 0.1 s; a page of list items, 1 s
 PEAK_MB_BOUND = 300  # the interpreter with pydantic and ruamel: about 60 MB
 # the limits in tutor.content.source, as an author reads them in the messages
 MAX_FILE_BYTES = 100_000
@@ -96,6 +96,34 @@ def test_an_unclosed_fact_reference_before_a_long_run_of_blanks_is_found_at_once
     report = check_in_child(page, tmp_path)
     assert report["problems"] == [
         f"{page}:6:3: a fact reference is written {{{{fact:key}}}} on one line; this one is not"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("table rows", "|x|y|\n"),
+        ("quotes", "> " * 40 + "x\n"),
+        ("list items", "- x\n  - y\n"),
+        ("HTML", "<div>\n"),
+    ],
+)
+def test_a_widget_after_a_page_of_markdown_blocks_is_found_and_placed(
+    tmp_path: Path, name: str, line: str
+) -> None:
+    """Widget fences are found by parsing the page's markdown, whose cost grows with its
+    blocks: a page at the size limit made of one kind of block still takes a bounded time,
+    and the widget after it is where its line says."""
+    head = "---\nkind: fix\ntitle: t\n---\n|a|b|\n|-|-|\n"
+    tail = "\n```tutor tokens\ntext: [猫\n```\n"
+    count = (MAX_FILE_BYTES - len(head) - len(tail.encode())) // len(line.encode())
+    page = tmp_path / "01-blocks.md"
+    page.write_text(head + line * count + tail, encoding="utf-8")
+    report = check_in_child(page, tmp_path)
+    at = 6 + count * line.count("\n") + 3
+    assert report["problems"] == [
+        f"{page}:{at}:9: YAML syntax error in the tokens widget: expected ',' or ']', "
+        "but got '<stream end>'"
     ]
 
 

@@ -70,13 +70,6 @@ async def test_env_requests_are_capped_and_only_the_tutors_variables_kept(
         await wait_until(lambda: not server.children, "the flooding learner's tutor to end")
 
 
-def test_asyncssh_still_finds_env_requests_where_the_server_takes_them() -> None:
-    """tutor.serve.compat replaces this handler; renamed, env requests would pile up again."""
-    from asyncssh.channel import SSHServerChannel
-
-    assert callable(SSHServerChannel._process_env_request)
-
-
 @served
 async def test_guests_cannot_take_the_slots_kept_for_keys(
     tmp_path: Path, keys: dict[str, asyncssh.SSHKey]

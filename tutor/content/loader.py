@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tutor.content.engine import EngineChecks
+from tutor.content.markdown import markdown_parser
 from tutor.content.models import (
     PAGE_FRONTS,
     BodyBlock,
@@ -42,7 +43,6 @@ from tutor.content.widgets import WIDGETS
 
 CARD_FILE = "lesson.md"
 PAGE_FILE = re.compile(r"(\d+)-[^.]+\.md")
-FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
 
 @dataclass(slots=True)
@@ -55,9 +55,40 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _closing_fence(body: list[str], start: int, fence: str) -> int | None:
-    closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
-    return next((i for i in range(start, len(body)) if closing.fullmatch(body[i])), None)
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fenced block of a page's body: its lines are body[opening:end]; info is what
+    follows the opening fence."""
+
+    opening: int
+    end: int
+    closed: bool
+    info: str
+
+
+def _fences(body: list[str]) -> list[Fence]:
+    """Each fenced block that opens at its line's start, up to three spaces in (not behind
+    a list marker or '>', where its lines could not be read as YAML).
+
+    The blocks are the ones markdown-it finds, so check and the page agree on what is code.
+    Trailing blanks are dropped first: a closing fence followed by a full-width space (as a
+    Chinese input method types it) closes the block, as the author sees it does. Lines are
+    the loader's own (`str.splitlines`), joined by "\n", so markdown-it's line numbers are
+    indices into `body`."""
+    text = "".join(line.rstrip() + "\n" for line in body)
+    fences = []
+    for token in markdown_parser(inline=False).parse(text):
+        if token.type != "fence" or token.map is None:
+            continue
+        start, end = token.map
+        indent = len(body[start]) - len(body[start].lstrip(" "))
+        if indent > 3 or not body[start][indent:].startswith(token.markup):
+            continue
+        # markdown-it's map ends after the closing fence, or after the last line it took
+        # when the block was never closed: then every line after the opening is content
+        closed = token.content.count("\n") == end - start - 2
+        fences.append(Fence(start, end, closed, body[start][indent + len(token.markup) :]))
+    return fences
 
 
 def _widget_block(
@@ -106,48 +137,47 @@ def _widget_block(
     return WidgetBlock(widget=name, config=config, line=line), problems
 
 
+def _unclosed(source: SourceFile, split: Split, fence: Fence) -> Problem:
+    """A widget block never closed, or ended early by the end of the list item it is in."""
+    if fence.end < len(split.body):
+        message = (
+            "the widget block ends here, with its list item: this line is less indented "
+            "than the block's opening ```; indent it as far"
+        )
+        line = split.body_line + fence.end
+        return source.problem(line, 1, message, code="widget_item_ended")
+    message = "widget block is never closed with ```"
+    line = split.body_line + fence.opening
+    return source.problem(line, 1, message, code="widget_unclosed")
+
+
 def _body_blocks(
     source: SourceFile, split: Split, engine: EngineChecks
 ) -> tuple[list[BodyBlock], list[Problem]]:
     """Prose and widget blocks in order; other fenced code stays part of the prose."""
     blocks: list[BodyBlock] = []
     problems: list[Problem] = []
-    prose: list[tuple[int, str]] = []  # (index in body, line)
 
-    def flush() -> None:
-        filled = [at for at, (_, text) in enumerate(prose) if text.strip()]
+    def add_prose(start: int, end: int) -> None:
+        filled = [at for at in range(start, end) if split.body[at].strip()]
         if filled:
-            kept = prose[filled[0] : filled[-1] + 1]
-            text = "\n".join(text for _, text in kept)
-            blocks.append(MarkdownBlock(text=text, line=split.body_line + kept[0][0]))
-        prose.clear()
+            text = "\n".join(split.body[filled[0] : filled[-1] + 1])
+            blocks.append(MarkdownBlock(text=text, line=split.body_line + filled[0]))
 
     index = 0
-    while index < len(split.body):
-        opening = FENCE_OPEN.fullmatch(split.body[index])
-        if opening is None:
-            prose.append((index, split.body[index]))
-            index += 1
+    for fence in _fences(split.body):
+        if fence.info.split()[:1] != ["tutor"]:
             continue
-        closing = _closing_fence(split.body, index + 1, opening[1])
-        is_widget = opening[2].split()[:1] == ["tutor"]
-        if not is_widget:
-            end = len(split.body) if closing is None else closing + 1
-            prose.extend((at, split.body[at]) for at in range(index, end))
-            index = end
-            continue
-        flush()
-        if closing is None:
-            line = split.body_line + index
-            message = "widget block is never closed with ```"
-            problems.append(source.problem(line, 1, message, code="widget_unclosed"))
-            break
-        block, found = _widget_block(source, split, index, closing, engine)
+        add_prose(index, fence.opening)
+        if not fence.closed:
+            problems.append(_unclosed(source, split, fence))
+            return blocks, problems
+        block, found = _widget_block(source, split, fence.opening, fence.end - 1, engine)
         problems += found
         if block is not None:
             blocks.append(block)
-        index = closing + 1
-    flush()
+        index = fence.end
+    add_prose(index, len(split.body))
     return blocks, problems
 
 

@@ -1,14 +1,25 @@
 """asyncssh's private hooks the server relies on, each with the reason; a test checks every
-target still exists (tests/serve/test_guests_env_and_paths.py)."""
+target in HOOKS still exists (tests/unit/test_private_hooks.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tutor.hooks import Hook
+
 if TYPE_CHECKING:
     import asyncssh
     from asyncssh.packet import SSHPacket
+
+HOOKS = (
+    # env requests without limit (handle_env_requests)
+    Hook(
+        "asyncssh.channel:SSHServerChannel._process_env_request",
+        "tutor.serve.compat",
+        ("self", "packet"),
+    ),
+)
 
 
 def handle_env_requests(

@@ -6,14 +6,16 @@ upgrade starts with tests/unit/test_private_hooks.py, which checks every hook in
 still there and takes the parameters the tutor passes, and tests/tui/test_compat.py, that
 no other tutor module imports a private Textual or Rich module.
 
-Private modules are imported here only; the tutor's overrides of private methods stay in
-their classes (they are those classes' behaviour) and are listed in HOOKS.
+Private modules are imported here only, and another object's private names are reached
+through a function here; the tutor's overrides of private methods, and a subclass's reads
+of its own inherited private state, stay in their classes (they are those classes'
+behaviour) and are listed in HOOKS.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rich._wrap
 import textual._wrap
@@ -24,6 +26,10 @@ from textual.css.stylesheet import Stylesheet
 from textual.drivers._writer_thread import WriterThread
 
 from tutor.hooks import Hook
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.widget import Widget
 
 __all__ = [
     "BRACKETED_PASTE_END",
@@ -65,6 +71,9 @@ HOOKS = (
     Hook("textual.app:App._on_notify", "tutor.tui.app", ("self", "event")),
     Hook("textual.app:App._unnotify", "tutor.tui.app", ("self", "notification", "refresh")),
     Hook("textual.app:App._notifications", "tutor.tui.app", assigned=True),
+    # a stop signal lets the keys already typed be handled first (tutor.tui.app): the app
+    # asks its own driver, which Textual keeps to itself
+    Hook("textual.app:App._driver", "tutor.tui.app", assigned=True),
     # the terminal's input (tutor.tui.driver)
     Hook(
         "textual.drivers.linux_driver:LinuxDriver.run_input_thread", "tutor.tui.driver", ("self",)
@@ -78,6 +87,15 @@ HOOKS = (
         ("self",),
     ),
     Hook("textual.drivers.linux_driver:LinuxDriver._debug", "tutor.tui.driver", assigned=True),
+    # a key counts as handled once the focused widget has it; a fault in the input thread
+    # goes down the crash path; a malformed extended key is ignored instead of raising
+    Hook("textual.driver:Driver._app", "tutor.tui.driver", assigned=True),
+    Hook("textual.app:App._handle_exception", "tutor.tui.driver", ("self", "error")),
+    Hook(
+        "textual._xterm_parser:XTermParser._parse_extended_key",
+        "tutor.tui.driver",
+        ("self", "sequence"),
+    ),
     Hook("textual.drivers._writer_thread:WriterThread", "tutor.commands.app"),
     Hook("textual._xterm_parser:XTermParser.feed", "tutor.tui.driver", ("self", "data")),
     # long single-line fields (tutor.tui.widgets.field)
@@ -87,12 +105,24 @@ HOOKS = (
         ("self", "position"),
     ),
     Hook("textual.widgets._input:Input._suggestion", "tutor.tui.widgets.field", assigned=True),
+    Hook("textual.widgets._input:Input._cursor_visible", "tutor.tui.widgets.field"),
     # the lesson's prose blocks (tutor.tui.screens.page)
     Hook(
         "textual.widgets._markdown:Markdown._parse_markdown",
         "tutor.tui.screens.page",
         ("self", "tokens"),
     ),
+    # a page turned back to keeps its styles unless the theme changed (tutor.tui.screens.page)
+    Hook(
+        "textual.screen:Screen._on_screen_resume",
+        "tutor.tui.screens.page",
+        ("self", "event"),
+    ),
+    # a handler that runs while its page is taken down does nothing (tutor.tui.widgets.asking)
+    Hook("textual.widget:Widget._pruning", "tutor.tui.widgets.asking", assigned=True),
+    Hook("textual.widget:Widget._closing", "tutor.tui.widgets.asking", assigned=True),
+    # Tab reaches a fact strip after the page's widgets (tutor.tui.widgets.facts)
+    Hook("textual.widget:Widget._focus_sort_key", "tutor.tui.widgets.facts"),
     # "no matches" in the learner's language (tutor.tui.palette): without it a learner
     # reading Chinese is told "No matches found"
     Hook(
@@ -139,6 +169,16 @@ def install_stylesheet_parsers(parse_rules: Any, parse_style: Any) -> None:
 def stylesheet_variables(stylesheet: Stylesheet) -> dict[str, str]:
     """The variables the stylesheet substitutes as it parses (a new dict when replaced)."""
     return stylesheet._variables
+
+
+def taken_down(widget: Widget) -> bool:
+    """Textual has marked the widget to go with its page (pruning it, or closing it)."""
+    return widget._pruning or widget._closing
+
+
+def crash_in_app(app: App[Any], error: BaseException) -> None:
+    """`error`, raised on another thread, goes down the app's loop as if raised there."""
+    app.call_later(app._handle_exception, error)
 
 
 def loaded_widget_class(name: str) -> type | None:

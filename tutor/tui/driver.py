@@ -46,6 +46,7 @@ from tutor.tui.compat import (
     Read1,
     TokenCallback,
     XTermParser,
+    crash_in_app,
     loop_last,
 )
 
@@ -252,7 +253,7 @@ class PacedDriver(LinuxDriver):
         try:
             self.run_input_thread()
         except BaseException as error:
-            self._app.call_later(self._app._handle_exception, error)
+            crash_in_app(self._app, error)
 
     def run_input_thread(self) -> None:
         """Textual's loop (LinuxDriver.run_input_thread), with pastes cut before parsing,

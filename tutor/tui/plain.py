@@ -8,18 +8,10 @@ bulleted, cells parted by " | "), so the structure is still there to hear and to
 
 from __future__ import annotations
 
-from functools import cache
-
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from tutor.content.markdown import markdown_parser
 from tutor.content.prose import fact_keys
-
-
-@cache
-def parser() -> MarkdownIt:
-    """One parser for the app: building one costs more than parsing a page."""
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
 def inline_text(token: Token) -> str:
@@ -53,7 +45,7 @@ def markdown_to_plain(source: str) -> str:
         if lines and lines[-1] != "":
             lines.append("")
 
-    for token in parser().parse(source):
+    for token in markdown_parser().parse(source):
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             if not lists:
@@ -106,7 +98,7 @@ def markdown_passages(text: str) -> list[str]:
     lines = text.split("\n")
     cut_at = [
         token.map[1]
-        for token in parser().parse(text)
+        for token in markdown_parser().parse(text)
         if token.level == 0 and token.map is not None and token.nesting >= 0
         if fact_keys("\n".join(lines[token.map[0] : token.map[1]]))
     ]

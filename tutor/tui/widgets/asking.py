@@ -35,6 +35,8 @@ from typing import Any, TypeVar
 from textual.message import Message
 from textual.widget import Widget
 
+from tutor.tui.compat import taken_down
+
 Answer = TypeVar("Answer")
 
 
@@ -57,7 +59,7 @@ def still_shown(widget: Widget) -> bool:
     """The widget is on its screen and not being taken down with it. When a page is
     replaced, Textual marks every widget on it as pruning, then removes the innermost
     first: a handler that runs meanwhile finds its own parts already gone."""
-    return widget.is_attached and not (widget._pruning or widget._closing)
+    return widget.is_attached and not taken_down(widget)
 
 
 class Asking(Widget):
