@@ -78,6 +78,7 @@ def test_the_default_schedule_is_unchanged():
     assert sched._schedule_phases == reference._schedule_phases
 
 
+@pytest.mark.slow  # a real `tutor train` process
 def test_out_that_is_a_file_is_refused_before_training(tmp_path, small):
     corpus, _ = small
     text = tmp_path / "mine.txt"
@@ -91,6 +92,7 @@ def test_out_that_is_a_file_is_refused_before_training(tmp_path, small):
     assert out.read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow  # a real `tutor train` process
 def test_out_holding_other_files_is_refused(tmp_path, small):
     corpus, _ = small
     text = tmp_path / "mine.txt"
@@ -139,6 +141,7 @@ def test_loss_worse_than_guessing_is_warned():
     assert loss_warning(math.log(vocab) - 0.1, vocab) is None
 
 
+@pytest.mark.slow  # a real `tutor train` process
 def test_a_run_worse_than_guessing_ends_with_the_warning(tmp_path, small):
     corpus, _ = small
     text = tmp_path / "mine.txt"

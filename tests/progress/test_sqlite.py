@@ -54,6 +54,7 @@ def _open_store_at(args: tuple[str, str, object]) -> str:
     return learner
 
 
+@pytest.mark.slow  # five rounds of six spawned Pythons
 def test_many_first_starts_at_once_on_a_fresh_data_dir(tmp_path):
     """A class logging in together: every process creates or joins the new database."""
     import multiprocessing

@@ -254,6 +254,7 @@ def test_recorded_experiment(
     assert snap_compare(app, terminal_size=size, run_before=show)
 
 
+@pytest.mark.slow  # each question asks a child Python that opens the model
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_renumbering(
