@@ -158,6 +158,9 @@ def broken_content(root: Path) -> Path:
         "```tutor pipeline\ncurrent: x\n```\n```tutor analogy\na: 猫\nb: 狗\nc: 猫\nk: [1]\n```\n"
         "```tutor rows\nsentences: [a]\nk: five\n```\n"
         "```tutor analogy\na: 猫\nb: 狗\nc: 猫\nk: five\n```\n```tutor tokens\n",
+        "12-prose.md": "---\nkind: fix\ntitle: t\n---\n```tutor tokens`\ntext: 猫\n```\n",
+        "12-item.md": "---\nkind: fix\ntitle: t\n---\n- 一项\n\n  ```tutor tokens\ntext: 猫\n"
+        "  ```\n",
         "13-facts.md": "---\nkind: fix\ntitle: t\n---\n{{fact:no.such}} {{fact:x\n",
         "14-alias.md": "---\nkind: fix\ntitle: t\na: &a x\nb: ["
         + ", ".join(["*a"] * (MAX_YAML_ALIASES + 1))

@@ -151,12 +151,32 @@ def _unclosed(source: SourceFile, split: Split, fence: Fence) -> Problem:
     return source.problem(line, 1, message, code="widget_unclosed")
 
 
+# What an author types to open a widget, wherever markdown reads the line
+_WIDGET_OPENING = re.compile(r" {0,3}(?:`{3,}|~{3,})\s*tutor(?:\s|`|$)")
+
+
+def _read_as_prose(source: SourceFile, split: Split, fences: list[Fence]) -> list[Problem]:
+    """A warning at each line typed as a widget's opening fence that markdown reads as text
+    (a backtick in its first line, an HTML block around it): the learner would see the YAML."""
+    inside = {at for fence in fences for at in range(fence.opening, fence.end)}
+    message = (
+        "this line looks like a ```tutor widget block, but markdown reads it as text (a ` in "
+        "its first line, or an HTML block around it): the page shows it as it is written"
+    )
+    return [
+        source.problem(split.body_line + at, 1, message, "warning", code="widget_as_prose")
+        for at, line in enumerate(split.body)
+        if at not in inside and _WIDGET_OPENING.match(line)
+    ]
+
+
 def _body_blocks(
     source: SourceFile, split: Split, engine: EngineChecks
 ) -> tuple[list[BodyBlock], list[Problem]]:
     """Prose and widget blocks in order; other fenced code stays part of the prose."""
     blocks: list[BodyBlock] = []
-    problems: list[Problem] = []
+    fences = _fences(split.body)
+    problems: list[Problem] = _read_as_prose(source, split, fences)
 
     def add_prose(start: int, end: int) -> None:
         filled = [at for at in range(start, end) if split.body[at].strip()]
@@ -165,7 +185,7 @@ def _body_blocks(
             blocks.append(MarkdownBlock(text=text, line=split.body_line + filled[0]))
 
     index = 0
-    for fence in _fences(split.body):
+    for fence in fences:
         if fence.info.split()[:1] != ["tutor"]:
             continue
         add_prose(index, fence.opening)
