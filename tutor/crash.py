@@ -81,7 +81,7 @@ class Incident:
 def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
     """Write the traceback where it belongs (see the module's docstring)."""
     incident = secrets.token_hex(4)
-    report = f"incident {incident}\n" + "".join(traceback.format_exception(error))
+    report = f"incident {incident}\n" + _traceback(error)
     lang = lang if lang in _APOLOGY else "zh"
     crash_fd = os.environ.get(CRASH_FD_VARIABLE, "")
     if crash_fd.isdigit():
@@ -99,6 +99,16 @@ def record(error: BaseException, data_dir: Path, lang: str) -> Incident:
         where = _WHERE_NOWHERE[lang].format(path=data_dir, why=_why(exc, lang))
         return Incident(incident, where)
     return Incident(incident, _WHERE_FILE[lang].format(path=path))
+
+
+def _traceback(error: BaseException) -> str:
+    """The error's traceback. A failed worker's error (Textual's WorkerFailed, made and
+    never raised, holds it as `error`) comes first with its own traceback, which says
+    where the fault was; the wrapper's one line follows."""
+    inner = getattr(error, "error", None)
+    if isinstance(inner, BaseException) and inner.__traceback__ is not None:
+        return "".join(traceback.format_exception(inner) + traceback.format_exception(error))
+    return "".join(traceback.format_exception(error))
 
 
 def report_crash(error: BaseException, data_dir: Path, lang: str) -> int:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from textual.widgets import Input
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from tests.tui.conftest import LESSON, app_for
 from tests.unit.hf_fixture import random_table, write_safetensors
-from tests.waits import settle
+from tests.waits import settle, wait_until
 from tutor.core.model import open_model
 from tutor.core.similarity import analogy, nearest
 from tutor.tui.app import TutorApp
@@ -162,3 +163,42 @@ async def test_the_page_note_says_which_parts_stay_on_the_lesson_s_model(
 
 def vocab_of_english(folder: Path) -> dict[str, int]:
     return Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab(with_added_tokens=True)
+
+
+@pytest.mark.parametrize("kind", ["metaspace", "byte"])
+async def test_a_word_typed_into_the_lesson_s_widgets_means_its_word_start_piece(
+    make_app: Callable[..., TutorApp], tmp_path: Path, kind: str
+) -> None:
+    """A real model with "▁cat"/"Ġcat" beside a mid-word "cat": the word a learner types into
+    the page's neighbours and analogy fields is the word-start piece, as on the command
+    line and in explore (numpy on the same table decides which rows are nearest)."""
+    from tests.unit.hf_fixture import write_word_start_model
+    from tests.unit.test_real_models import MARK, reference, reserved
+
+    real = write_word_start_model(tmp_path / kind, kind)
+    vocab = vocab_of_english(real)
+    table = random_table(len(vocab), 8, seed=3)
+    app = make_app(start_lesson=LESSON, start_page=MEANING, model_dir=real, lang="en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        panel = app.screen.query(NeighboursPanel).first()
+        panel.beside = None
+        panel.query_one("#other", Input).value = "cat"
+        await panel.query_one("#other", Input).action_submit()
+        cat = vocab[MARK[kind] + "cat"]
+        expected = reference(table, table[cat], [cat, *reserved(vocab)], panel.config.k)
+        await wait_until(lambda: panel.beside is not None, "the real model's answer")
+        assert panel.beside is not None and panel.beside.error == ""
+        assert [n.id for n in panel.beside.found] == expected
+        demo = app.screen.query(AnalogyDemo).first()
+        for name, word in zip("abc", ("king", "man", "woman"), strict=True):
+            demo.query_one(f"#{name}", Input).value = word
+        demo.beside = None
+        demo.compute()
+        ids = [vocab[MARK[kind] + w] for w in ("king", "man", "woman")]
+        query = table[ids[0]] - table[ids[1]] + table[ids[2]]
+        await wait_until(lambda: demo.beside is not None, "the real model's analogy")
+        assert demo.beside is not None and demo.beside.found
+        assert [n.id for n in demo.beside.found] == reference(
+            table, query, ids + reserved(vocab), len(demo.beside.found)
+        )

@@ -168,6 +168,39 @@ tutor.tui.app.TutorApp.on_ready = _fault
 """
 
 
+# a fault in a widget's thread worker (what the neighbours, the heatmap… compute in)
+WORKER_FAULT = """
+import tutor.tui.widgets.asking
+
+_start = tutor.tui.widgets.asking.Asking._start_worker
+
+
+def _in_the_worker():
+    raise RuntimeError("a fault the test put in a worker")
+
+
+def _fault(self, topic, state, question):
+    question.compute = _in_the_worker
+    return _start(self, topic, state, question)
+
+
+tutor.tui.widgets.asking.Asking._start_worker = _fault
+"""
+
+
+@pytest.mark.pty
+def test_a_fault_in_a_worker_ends_with_the_same_apology_and_its_traceback(
+    tmp_path: Path,
+) -> None:
+    """Textual hands the app a worker's fault wrapped in a WorkerFailed it never raised:
+    the report held only that one line, not where the fault was."""
+    page = ("lesson", "embedding", "--page", "8")  # its neighbours ask in a worker
+    status, printed = run_on_pty(tmp_path, 100, 40, command=page, fault=WORKER_FAULT)
+    assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put in a worker")
+    (crash_file,) = (tmp_path / "crashes").iterdir()
+    assert ", in _in_the_worker\n" in crash_file.read_text()
+
+
 @pytest.mark.pty
 def test_a_fault_in_the_input_thread_ends_with_the_same_apology(tmp_path: Path) -> None:
     """Textual's own input thread showed a fault as a traceback (App.panic) and ended with

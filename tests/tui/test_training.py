@@ -410,3 +410,27 @@ async def test_the_map_follows_the_scrubber_beside_or_below_the_heatmap(
         start, end = widget.run.views[0].agreement, widget.view.agreement
         assert abs(start.cosine) < 3 * start.chance_sd < end.cosine / 3
         assert f"{significant(end.cosine, 2)}" in widget.plain_text()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_a_served_page_names_the_model_it_opened_by_its_folder_not_its_path(
+    make_app: Callable[..., TutorApp], tmp_path: Path, lang: str
+) -> None:
+    """A class served with `--model DIR` whose model has no recorded run: the learner read
+    the server's path to it (`/srv/… has no trajectory.json …`); locally the path stays."""
+    from tests.unit.hf_fixture import write_word_start_model
+
+    model_dir = write_word_start_model(tmp_path / "on-the-server" / "gpt2-small", "byte")
+    for remote in (True, False):
+        app = make_app(
+            start_lesson=LESSON,
+            start_page=page_with("training"),
+            model_dir=model_dir,
+            lang=lang,
+            remote=remote,
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            said = app.screen.query_one(TrainingRun).plain_text()
+        assert "gpt2-small" in said and "trajectory.json" in said
+        assert ("on-the-server" in said) is not remote, said

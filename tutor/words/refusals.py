@@ -9,6 +9,7 @@ by its first QUOTE_CHARS characters and its length.
 from __future__ import annotations
 
 import errno
+from pathlib import PurePath
 from typing import Protocol
 
 from tutor.core.refusal import Coded, Name, Refusal
@@ -42,6 +43,8 @@ def inner_quotes(text: str) -> str:
 
 
 def _value(ctx: Says, value: object) -> str:
+    if isinstance(value, PurePath):  # a served learner reads a file or folder by its name
+        return value.name if getattr(ctx, "remote", False) else str(value)
     if isinstance(value, Name):  # a path or a tensor's name: whole
         return str(value)
     if isinstance(value, str):
