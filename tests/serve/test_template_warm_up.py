@@ -35,3 +35,12 @@ def test_the_warm_up_does_the_css_work_a_first_screen_needs(
     asyncio.run(first_screen())
     assert parsed == []
     assert coloured == []  # the theme's CSS variables too
+
+
+def test_the_template_builds_the_parser_each_session_reads_its_options_with() -> None:
+    from tutor.cli import globals_parser
+    from tutor.commands.session import preload
+
+    globals_parser.cache_clear()
+    preload([])
+    assert globals_parser.cache_info().currsize == 1
