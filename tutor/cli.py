@@ -11,7 +11,7 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Literal, NoReturn
 
@@ -347,16 +347,23 @@ def _add_serve_options(serve: argparse.ArgumentParser, say: Callable[[str], str]
         serve.add_argument(option.flag, help=say(option.option.help), **how)  # type: ignore[arg-type]
 
 
+@cache
+def globals_parser() -> argparse.ArgumentParser:
+    """The global options' parser, built once per process: a served session finds it in
+    its template (tutor.commands.session.preload). Parsing does not change it."""
+    parser = argparse.ArgumentParser(prog="tutor", add_help=False, exit_on_error=False)
+    _add_globals(parser, say=str)  # no help here: its keys stand in for the sentences
+    return parser
+
+
 def _globals_only(argv: Sequence[str]) -> argparse.Namespace | None:
     """`tutor` alone, or with global options only: the common start, parsed without
     building every subcommand's parser (~6 ms of each start). None when argv may hold more
     (a command, help, a typo): the full parser then answers, errors included."""
     if any(arg in _HANDLERS or arg in ("-h", "--help") for arg in argv):
         return None
-    parser = argparse.ArgumentParser(prog="tutor", add_help=False, exit_on_error=False)
-    _add_globals(parser, say=str)  # no help here: its keys stand in for the sentences
     try:
-        args, rest = parser.parse_known_args(argv)
+        args, rest = globals_parser().parse_known_args(argv)
     except argparse.ArgumentError:
         return None
     if rest:

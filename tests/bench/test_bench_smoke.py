@@ -210,3 +210,8 @@ def test_first_screens_are_measured_beside_their_yardsticks() -> None:
     for row in rows:
         assert row["n"] == row["at_once"] * row["rounds"] == 3
         assert 0 < row["median_ms"] <= row["p95_ms"] <= row["max_ms"]
+    # the target is a ratio to the bare app measured beside it (issue 24)
+    tutor, _, bare = rows
+    ratio = round(tutor["p95_ms"] / bare["p95_ms"], 2)
+    assert result["p95_ratio_to_bare_app"] == {"fork": ratio}
+    assert result["target_met"] is (ratio <= result["target"]["p95_ratio_to_bare_app"] == 1.3)

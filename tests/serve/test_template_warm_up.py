@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 
-def test_the_warm_up_parses_every_stylesheet_a_first_screen_needs(
+def test_the_warm_up_does_the_css_work_a_first_screen_needs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session draws on a real terminal, so its screens carry Textual's tooltip and
     notification layers; a warm-up without them left their CSS to every session (two
     parses each, about a tenth of a first screen's CPU)."""
-    from tests.tui.test_css_cache import count_parses
+    from tests.tui.test_css_cache import count_colour_systems, count_parses
     from tutor.cli import build_parser
     from tutor.commands.app import build
     from tutor.commands.session import warm_up
@@ -24,6 +24,7 @@ def test_the_warm_up_parses_every_stylesheet_a_first_screen_needs(
     css_cache._parsed.clear()
     warm_up(build_parser().parse_args([]))
     parsed = count_parses(monkeypatch)
+    coloured = count_colour_systems(monkeypatch)
     monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path))
 
     async def first_screen() -> None:
@@ -33,3 +34,13 @@ def test_the_warm_up_parses_every_stylesheet_a_first_screen_needs(
 
     asyncio.run(first_screen())
     assert parsed == []
+    assert coloured == []  # the theme's CSS variables too
+
+
+def test_the_template_builds_the_parser_each_session_reads_its_options_with() -> None:
+    from tutor.cli import globals_parser
+    from tutor.commands.session import preload
+
+    globals_parser.cache_clear()
+    preload([])
+    assert globals_parser.cache_info().currsize == 1

@@ -11,6 +11,8 @@ from collections.abc import Callable
 import pytest
 import textual.css.parse
 import textual.css.stylesheet
+from textual.app import App
+from textual.design import ColorSystem
 from textual.widgets import OptionList
 
 from tests.waits import settle
@@ -27,6 +29,19 @@ def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(textual.css.stylesheet, "parse", counting)
     return parsed
+
+
+def count_colour_systems(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each time a theme's colours are worked out into Textual's CSS variables."""
+    generated: list[str] = []
+    generate = ColorSystem.generate
+
+    def counting(self: ColorSystem) -> dict[str, str]:
+        generated.append(str(self.primary))
+        return generate(self)
+
+    monkeypatch.setattr(ColorSystem, "generate", counting)
+    return generated
 
 
 async def background(app: TutorApp) -> str:
@@ -48,6 +63,21 @@ async def test_a_second_app_parses_no_css(
     parsed = count_parses(monkeypatch)
     assert await first_screen_background(make_app()) == first_background
     assert parsed == []
+
+
+async def test_a_second_app_works_out_no_theme_colours(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A theme's ~150 CSS variables, derived from its few colours, are worked out once per
+    process and theme (in a served session's template, before the fork), and are what
+    Textual itself works out."""
+    first_background = await first_screen_background(make_app())
+    generated = count_colour_systems(monkeypatch)
+    second = make_app()
+    assert await first_screen_background(second) == first_background
+    assert generated == []
+    kept = dict(second.theme_variables)
+    assert second.get_css_variables() == kept == App.get_css_variables(second)
 
 
 async def test_each_theme_keeps_its_own_rules(make_app: Callable[..., TutorApp]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.cli import _globals_only, build_parser, main
+from tutor.cli import _globals_only, build_parser, globals_parser, main
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,19 @@ def test_global_options_alone_parse_as_the_full_parser_does(argv: list[str]) -> 
     quick = _globals_only(argv)
     assert quick is not None
     assert vars(quick) == vars(build_parser().parse_args(argv))
+
+
+def test_the_global_options_parser_is_built_once_per_process() -> None:
+    """Every served session parses its `--learner ID` with the one its template built
+    (tutor.commands.session.preload), not with one of its own; parsing leaves it as it was."""
+    globals_parser.cache_clear()
+    built = globals_parser()
+    assert vars(_globals_only(["--learner", "ada"])) == {
+        **vars(_globals_only([])),
+        "learner": "ada",
+    }
+    assert globals_parser() is built and globals_parser.cache_info().currsize == 1
+    assert built.parse_known_args([])[0].learner is None  # no learner left behind
 
 
 @pytest.mark.parametrize(

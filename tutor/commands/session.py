@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tutor.cli import build_parser, main
+from tutor.cli import build_parser, globals_parser, main
 
 ENTRY = "tutor.commands.session:run"
 PRELOAD = "tutor.commands.session:preload"
@@ -23,12 +23,14 @@ def run(args: Sequence[str]) -> int:
 
 
 def preload(args: Sequence[str]) -> None:
-    """Import and open, once, what every session would otherwise load for itself: the app
-    and every screen, the lesson index and validated lessons, the model (`args` are the
-    tutor's global options the admin gave: --model, --content, --lang)."""
+    """Import and open, once, what every session would otherwise load for itself: the
+    command line's parser, the app and every screen, the lesson index and validated
+    lessons, the model (`args` are the tutor's global options the admin gave: --model,
+    --content, --lang)."""
     import importlib
 
     parsed = build_parser().parse_args(list(args))
+    globals_parser()  # what each session parses its `--learner ID` with
     import tutor.commands.app  # noqa: F401
     from tutor.tui import app
 

@@ -144,6 +144,11 @@ class TutorApp(QuietCrashApp):
 
     # start-up ----------------------------------------------------------------
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's, worked out once per theme in the process (tutor.tui.css_cache): a
+        served session finds them in its template."""
+        return css_cache.theme_variables(self, super().get_css_variables)
+
     def on_load(self) -> None:
         """Before the terminal is taken over: the store and the lesson index, so that the
         first screen drawn is the one the learner needs (no empty default screen first)."""

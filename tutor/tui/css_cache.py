@@ -11,7 +11,8 @@ are not changed once parsed: Textual already hands the same parsed rules to ever
 of one stylesheet.
 
 Styles named in text ("bold $text-error") are parsed with the theme's colours too, and
-shared the same way.
+shared the same way. So are a theme's CSS variables themselves: Textual derives about 150
+colours from the theme's few for every new app, the same in every session.
 
 The hooks are private (tutor.tui.compat): `Stylesheet._parse_rules` and
 `Stylesheet.parse_style`. Textual is pinned exactly (==8.2.8) in pyproject.toml, and
@@ -20,8 +21,10 @@ tests/tui/test_css_cache.py fails if a hook stops being called.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from textual.app import App
 from textual.cache import LRUCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
@@ -37,6 +40,21 @@ _styles: LRUCache[tuple[Any, ...], Style] = LRUCache(SHARED_STYLES)
 
 
 _themes: dict[tuple[tuple[str, str], ...], int] = {}  # a theme's variables -> a short key
+# (app class, theme name) -> the theme and its CSS variables, as Textual worked them out
+_variables: dict[tuple[type, str], tuple[object, dict[str, str]]] = {}
+
+
+def theme_variables(app: App[Any], work_out: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """The app's CSS variables for its theme: what `work_out` (Textual's own
+    get_css_variables) gave the first app of its class in that theme. They depend on the
+    theme alone (and on the class's get_theme_variable_defaults); each app gets its copy."""
+    theme = app.current_theme
+    key = (type(app), theme.name)
+    known = _variables.get(key)
+    if known is None or known[0] is not theme:  # a theme registered anew under that name
+        known = _variables[key] = (theme, work_out())
+    app.theme_variables = dict(known[1])  # as Textual's own sets it
+    return dict(known[1])
 
 
 def _variables_key(stylesheet: Stylesheet) -> int:
