@@ -18,6 +18,8 @@ from tutor.tui.screens.page import PageScreen
 async def test_leaving_the_token_lesson_lets_its_tokenizers_and_merge_table_go(
     make_app: Callable[..., TutorApp],
 ) -> None:
+    tokenize.release_schemes()  # as a fresh process: nothing an earlier test loaded
+    merges.release_rules()
     app = make_app(start_lesson="token", start_page=3)  # char first, then the merge stepper
     async with app.run_test() as pilot:
         await settle(pilot)
@@ -39,6 +41,8 @@ async def test_leaving_the_token_lesson_lets_its_tokenizers_and_merge_table_go(
 async def test_turning_pages_inside_a_lesson_keeps_what_it_loaded(
     make_app: Callable[..., TutorApp],
 ) -> None:
+    tokenize.release_schemes()
+    merges.release_rules()
     app = make_app(start_lesson="token", start_page=3)
     async with app.run_test() as pilot:
         await settle(pilot)
