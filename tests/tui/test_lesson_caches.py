@@ -11,6 +11,7 @@ from collections.abc import Callable
 from tests.waits import settle
 from tutor.core import merges, tokenize
 from tutor.core.names import PROJECT
+from tutor.core.paths import tokenizers_dir
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.page import PageScreen
 
@@ -29,13 +30,15 @@ async def test_leaving_the_token_lesson_lets_its_tokenizers_and_merge_table_go(
         assert {"char", "byte-bpe-zh"} <= tokenize.held_schemes()
         assert merges.rules_held() == 1
         char = weakref.ref(tokenize.get_scheme("char"))
+        # the very tokenizer the char scheme uses (files of the same bytes share one)
+        char_tokenizer = weakref.ref(tokenize.shared_tokenizer(tokenizers_dir() / "char.json"))
         app.open_lesson("embedding", 1)
         await settle(pilot)
         assert isinstance(app.screen, PageScreen) and app.screen.lesson.id == "embedding"
         assert tokenize.held_schemes() <= {PROJECT}
         assert merges.rules_held() == 0
         gc.collect()
-        assert char() is None  # nothing else kept it: its tokenizer is freed
+        assert char() is None and char_tokenizer() is None  # nothing else keeps them
 
 
 async def test_turning_pages_inside_a_lesson_keeps_what_it_loaded(
