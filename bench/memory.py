@@ -8,6 +8,10 @@ opens the first lesson and presses n through every page of every lesson (the las
 n opens the next lesson), settling on each, without training,
 and reads VmHWM again. The tutor runs on the shipped defaults with a fresh TUTOR_DATA_DIR;
 torch must never be imported on the way.
+
+Each page also has its own passing peak: VmHWM is started afresh (clear_refs) before the
+key that turns to it and read once it settled, so a peak is found on the page whose build
+or workers made it, not only as the walk's one highest figure (their maximum).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from _common import REPO, emit, machine, make_parser, mb, proc_status
+from _common import REPO, emit, machine, make_parser, mb, proc_status, reset_peak_rss
 
 SIZE = (80, 24)
 if TYPE_CHECKING:
@@ -50,6 +54,8 @@ def child(kind: str, pages: int | None) -> dict[str, object]:
         out["first_screen_peak_rss"] = status["VmHWM"]
         out["first_screen_rss"] = status["VmRSS"]
         if kind == "tutor":
+            peak = status["VmHWM"]  # the walk's: the highest of every stretch's own
+            reset_peak_rss()
             await pilot.press("enter")  # the first lesson of the course; n on a lesson's
             walked = []  # last page opens the next one, so the walk covers every lesson
             total = sum(len(lesson.pages) for lesson in app.lessons)
@@ -57,11 +63,14 @@ def child(kind: str, pages: int | None) -> dict[str, object]:
                 await settle(pilot)
                 screen = app.screen
                 where = {"lesson": screen.lesson.id, "page": screen.page.number}
-                walked.append({**where, "rss": proc_status()["VmRSS"]})
+                status = proc_status()
+                walked.append({**where, "rss": status["VmRSS"], "peak": status["VmHWM"]})
+                peak = max(peak, status["VmHWM"])
+                reset_peak_rss()
                 await pilot.press("n")
             await settle(pilot)
             status = proc_status()
-            out["walk_peak_rss"] = status["VmHWM"]
+            out["walk_peak_rss"] = max(peak, status["VmHWM"])
             out["walk_rss"] = status["VmRSS"]
             out["pages"] = walked
             out["lesson_pages"] = total
@@ -137,6 +146,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "pages_walked": len(last["pages"]),  # type: ignore[arg-type]
             "lesson_pages": last["lesson_pages"],
             "rss_mb_per_page": {f"{p['lesson']}:{p['page']}": mb(p["rss"]) for p in last["pages"]},  # type: ignore[index]
+            "peak_mb_per_page": {
+                f"{p['lesson']}:{p['page']}": mb(p["peak"]) for p in last["pages"]
+            },  # type: ignore[index]
             "modules_loaded": last["modules_loaded"],
             "torch_imported": any(r["torch_imported"] for r in tutor),
             "targets": {"ratio_first_screen": 1.5, "walk_peak_mb": 100},

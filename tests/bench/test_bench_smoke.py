@@ -51,6 +51,11 @@ def check_memory(r: dict) -> None:
     assert r["tutor_walk_peak_mb"] >= r["tutor_first_screen_peak_mb"]
     assert r["pages_walked"] == 2 <= r["lesson_pages"]
     assert len(r["rss_mb_per_page"]) == 2
+    # each page's passing peak: from the key that turned to it until it settled
+    peaks = r["peak_mb_per_page"]
+    assert list(peaks) == list(r["rss_mb_per_page"])
+    assert all(peaks[page] >= r["rss_mb_per_page"][page] for page in peaks)
+    assert r["tutor_walk_peak_mb"] >= max(peaks.values())
 
 
 def check_keys(r: dict) -> None:

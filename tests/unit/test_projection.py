@@ -77,3 +77,25 @@ def test_on_the_man_to_woman_axis_the_names_split_and_the_other_kinds_do_not() -
     # the page: at first the points are crowded in a small patch, then they spread out
     area = [float(np.prod(np.ptp(mapped.points[i], axis=0))) for i in (0, -1)]
     assert area[1] > 5 * area[0]
+
+
+def test_fitting_the_map_copies_only_the_rows_it_maps() -> None:
+    """The training page fits its map in the learner's process: it reads the mapped
+    tokens' rows and the pairs', never a float64 copy of every recorded row (that copy,
+    and the full SVD, were most of the page's passing peak)."""
+    import tracemalloc
+
+    run = recorded_run(default_model_dir())
+    tokens = [*corpus.PEOPLE[:5], *corpus.ANIMALS[:5], *corpus.FRUITS[:5], *corpus.VEHICLES[:5]]
+    tokens = [t for t in [*tokens, "男人", "女人"] if t in run.tokens]
+    mapped_rows = run.rows[:, [run.token_index(t) for t in tokens]].astype(np.float64).nbytes
+    tracemalloc.start()
+    try:
+        run_map(run, tokens, [("男人", "女人")])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the mapped rows in float64, the fitted ones centred once, the points; less than a
+    # float64 copy of every recorded row alone would take
+    assert peak < 3 * mapped_rows
+    assert peak < np.asarray(run.rows, dtype=np.float64).nbytes

@@ -339,7 +339,7 @@ def test_two_workers_asking_at_once_share_one_scheme(monkeypatch: pytest.MonkeyP
 
     import tutor.core.tokenize as tokenize
 
-    tokenize._cached_scheme.cache_clear()
+    tokenize.release_schemes()
     both_inside = threading.Barrier(2, timeout=0.5)
     load = tokenize.load_scheme
 

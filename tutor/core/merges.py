@@ -73,6 +73,17 @@ def _rules(path: Path) -> _Rules:
     return _Rules(shared_tokenizer(path), vocab, ranks, merges)  # the scheme's own
 
 
+def rules_held() -> int:
+    """How many tokenizers' merge tables `merge_walk` keeps now."""
+    return _rules.cache_info().currsize
+
+
+def release_rules() -> None:
+    """Forget the merge tables kept: the lesson that steps through merges is left (the
+    app calls this), and a table is a few MB of Python dicts."""
+    _rules.cache_clear()
+
+
 def _join(
     piece: tuple[int, ...], pair: tuple[int, int], merged: int
 ) -> tuple[tuple[int, ...], int]:

@@ -36,22 +36,36 @@ class Plane:
 
 
 def fit_plane(
-    rows: np.ndarray, along: np.ndarray | None = None, spread: np.ndarray | None = None
+    rows: np.ndarray, along: np.ndarray | None = None, spread: Sequence[int] | None = None
 ) -> Plane:
-    """The plane through the mean of `rows` (..., d), all of them together: `along` (a
-    direction, kept as it points) and the principal direction across it, or the two
-    principal directions; of `spread` (default: `rows`) where given. A principal axis is
-    signed so that its largest component is positive: a refit does not flip it."""
-    flat = np.asarray(rows, dtype=np.float64).reshape(-1, rows.shape[-1])
-    other = flat if spread is None else np.asarray(spread, dtype=np.float64)
-    centred = other.reshape(-1, rows.shape[-1]) - other.reshape(-1, rows.shape[-1]).mean(axis=0)
+    """The plane through the mean of `rows` (..., tokens, d), all of them together: `along`
+    (a direction, kept as it points) and the principal direction across it, or the two
+    principal directions; of the tokens `spread` (default: all) where given. A principal
+    axis is signed so that its largest component is positive: a refit does not flip it.
+
+    The principal directions are the leading eigenvectors of the d x d scatter matrix
+    (with `along` projected out of it), not an SVD of every row: the training page fits
+    this in the learner's process, and the SVD's copies were most of its passing peak."""
+    d = rows.shape[-1]
+    flat = np.asarray(rows, dtype=np.float64).reshape(-1, d)
+    if spread is None:
+        centred = flat - flat.mean(axis=0)
+    else:  # np.take gives C order, so the reshape is a view of that one copy
+        centred = np.take(np.asarray(rows, dtype=np.float64), spread, axis=-2).reshape(-1, d)
+        centred -= centred.mean(axis=0)
+    scatter = centred.T @ centred
+    del centred
     axes = []
     if along is not None:
         first = along / np.linalg.norm(along)
-        centred -= np.outer(centred @ first, first)
+        # the scatter of the rows with `along` taken out, (I - ffᵀ) S (I - ffᵀ), in place
+        pull = scatter @ first
+        scatter -= np.outer(first, pull)
+        scatter -= np.outer(pull, first)
+        scatter += float(first @ pull) * np.outer(first, first)
         axes.append(first)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    for axis in vt[: 2 - len(axes)]:
+    _, vectors = np.linalg.eigh(scatter)  # ascending: the leading directions come last
+    for axis in vectors[:, ::-1].T[: 2 - len(axes)]:
         axes.append(axis if axis[np.argmax(np.abs(axis))] > 0 else -axis)
     return Plane(flat.mean(axis=0), np.stack(axes))
 
@@ -74,18 +88,18 @@ def run_map(
     first axis the (male, female) `pairs`' mean difference over them all, if any, and its
     other axis the principal direction across it of the tokens not in a pair (the pair
     words lie far from the rest and would take the axis for themselves)."""
-    rows = np.asarray(run.rows[:, [run.token_index(t) for t in tokens]], dtype=np.float64)
+    # C order: the fit reshapes these to (steps x tokens, d), which would copy them again
+    rows = np.ascontiguousarray(run.rows[:, [run.token_index(t) for t in tokens]], np.float64)
     if not pairs:
         plane = fit_plane(rows)
     else:
-        all_rows = np.asarray(run.rows, dtype=np.float64)
-        along = np.mean(
-            [all_rows[:, run.token_index(b)] - all_rows[:, run.token_index(a)] for a, b in pairs],
-            axis=(0, 1),
-        )
+
+        def column(token: str) -> np.ndarray:  # one token's row at every step
+            return np.asarray(run.rows[:, run.token_index(token)], dtype=np.float64)
+
+        along = np.mean([column(b) - column(a) for a, b in pairs], axis=(0, 1))
         paired = {t for pair in pairs for t in pair}
-        rest = rows[:, [n for n, t in enumerate(tokens) if t not in paired]]
-        plane = fit_plane(rows, along, rest)
+        plane = fit_plane(rows, along, [n for n, t in enumerate(tokens) if t not in paired])
     points = plane.project(rows)
     return RunMap(list(tokens), plane, points, points.min(axis=(0, 1)), points.max(axis=(0, 1)))
 

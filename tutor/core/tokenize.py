@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -458,7 +459,8 @@ SEGMENTED_SCHEMES = frozenset({"word"})
 
 # Tokenizers by the sha256 of their file: files with the same bytes share one (the shipped
 # byte-bpe-zh is the project model's tokenizer.json), each scheme keeping its own name.
-_tokenizers: dict[bytes, Tokenizer] = {}
+# Held weakly: a tokenizer lives as long as a scheme (or the model) holds it.
+_tokenizers: weakref.WeakValueDictionary[bytes, Tokenizer] = weakref.WeakValueDictionary()
 _tokenizers_lock = threading.Lock()
 _schemes_lock = threading.Lock()
 
@@ -491,8 +493,7 @@ def load_scheme(path: Path, name: str) -> TokenizerScheme:
     return TokenizerScheme(name, tokenizer)
 
 
-@cache
-def _cached_scheme(name: str, model_dir: Path | None) -> Scheme:
+def _new_scheme(name: str, model_dir: Path | None) -> Scheme:
     if name == "codepoint":
         return CodepointScheme()
     if name == PROJECT:
@@ -502,6 +503,10 @@ def _cached_scheme(name: str, model_dir: Path | None) -> Scheme:
     return load_scheme(tokenizers_dir() / f"{name}.json", name)
 
 
+# the schemes asked for by name, kept until `release_schemes`
+_schemes: dict[tuple[str, Path | None], Scheme] = {}
+
+
 def get_scheme(name: str, model_dir: Path | None = None) -> Scheme:
     """A shipped scheme by name, or "project": the tokenizer of `model_dir` (default model).
 
@@ -509,5 +514,24 @@ def get_scheme(name: str, model_dir: Path | None = None) -> Scheme:
     """
     if name != PROJECT:
         model_dir = None
+    key = (name, model_dir.resolve() if model_dir else None)
     with _schemes_lock:  # widgets asking together in their workers share one scheme
-        return _cached_scheme(name, model_dir.resolve() if model_dir else None)
+        scheme = _schemes.get(key)
+        if scheme is None:
+            scheme = _schemes[key] = _new_scheme(*key)
+        return scheme
+
+
+def held_schemes() -> set[str]:
+    """The names of the schemes `get_scheme` keeps now."""
+    with _schemes_lock:
+        return {name for name, _ in _schemes}
+
+
+def release_schemes() -> None:
+    """Forget every kept scheme but the project model's, which the lesson's tables use
+    throughout: a lesson that compared tokenizers is left (the app calls this), and their
+    tokenizers are freed unless something else still holds them."""
+    with _schemes_lock:
+        for key in [key for key in _schemes if key[0] != PROJECT]:
+            del _schemes[key]

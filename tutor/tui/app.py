@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import sqlite3
+import sys
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -83,6 +84,23 @@ MAX_NOTICES = 3  # shown at once, each a few lines: at 80×24 they stay below th
 # spare), each at most _HOP_WAIT_S: the server kills a tutor still running 3 s after it
 _MESSAGE_HOPS = 6
 _HOP_WAIT_S = 0.3
+
+
+# What a lesson's demonstrations load and core modules keep by name, let go when the
+# learner leaves the lesson (docs/performance.md): (module, its function that releases it)
+LESSON_CACHES = (
+    ("tutor.core.tokenize", "release_schemes"),
+    ("tutor.core.merges", "release_rules"),
+)
+
+
+def _release_lesson_caches() -> None:
+    """Release the caches of the modules already loaded; a module never loaded has none,
+    and importing it here would cost the page turn its import."""
+    for name, release in LESSON_CACHES:
+        module = sys.modules.get(name)
+        if module is not None:
+            getattr(module, release)()
 
 
 class TutorApp(QuietCrashApp):
@@ -378,6 +396,8 @@ class TutorApp(QuietCrashApp):
                 self.notify(message, severity="error")
             return
         lesson, page = found
+        if self._opening is not None and self._opening[0] != lesson_id:
+            _release_lesson_caches()
         self._opening = (lesson_id, number)
         screen = self._page_screen(lesson, page)
         from tutor.tui.screens.page import PageScreen
