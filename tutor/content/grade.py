@@ -36,12 +36,9 @@ Chinese words are segmented with jieba (its cue words only, loaded on first need
 from __future__ import annotations
 
 import ast
-import binascii
 import math
 import operator
-import os
 import re
-import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,6 +57,7 @@ from tutor.content.models import (
     phrase_sets,
 )
 from tutor.core.refusal import Coded
+from tutor.core.segment import segmenter
 
 if TYPE_CHECKING:
     from tutor.content.models import Lesson
@@ -735,55 +733,13 @@ def _segment(text: str) -> list[tuple[str, int, int]]:
     """jieba's Chinese words with their offsets, only where a negation could be."""
     if not has_cjk(text) or not any(char in text for char in _CUE_CHARS):
         return []
-    with _JIEBA_LOCK:  # two graders at once (quiz and summary) load it once
-        tokenizer = _jieba()
+    tokenizer = segmenter(_CUE_CHARS)
     return [(w, a, b) for w, a, b in tokenizer.tokenize(text, HMM=False) if has_cjk(w)]
 
 
-# Only words holding one of these characters can be cues; jieba loads just those words of
-# its dictionary (~20,000 of 349,000 words): measured 0.35 s and +8 MB to load, against
-# 2.9 s and +65 MB for the whole dictionary, on the same sentences.
+# Only words holding one of these characters can be cues, so jieba loads just those words
+# of its dictionary (tutor.core.segment says why and what it costs).
 _CUE_CHARS = frozenset("不没未别莫勿非无从绝并错误以如假要若当看而但却其然迷")
-_JIEBA_LOCK = threading.Lock()
-
-
-@cache
-def _jieba():  # type: ignore[no-untyped-def]
-    """jieba on the cue words of its dictionary, quiet (it logs to stderr, where the TUI
-    draws), with its files in the tutor's cache folder (the system temp folder if that
-    cannot be written)."""
-    import logging
-    import tempfile
-    from pathlib import Path
-
-    import jieba
-
-    from tutor.core.paths import default_cache_dir
-
-    jieba.setLogLevel(logging.ERROR)
-    folder = default_cache_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        folder = Path(tempfile.gettempdir())
-    cues = "".join(sorted(_CUE_CHARS))
-    small = folder / f"jieba-{jieba.__version__}-{binascii.crc32(cues.encode()):08x}.txt"
-    try:
-        if not small.exists():
-            source = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8")
-            lines = source.splitlines()
-            kept = [line for line in lines if _CUE_CHARS.intersection(line.split()[0])]
-            partial = small.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
-            os.replace(partial, small)  # atomic: two sessions may build it at once
-        tokenizer = jieba.Tokenizer(dictionary=str(small))
-    # Nowhere to write it: the whole dictionary, which cuts some clauses differently
-    # (不/知道 where the cue words alone give 不知/道: 10 of the 120 Chinese labelled answers).
-    except OSError:
-        tokenizer = jieba.Tokenizer()
-    tokenizer.tmp_dir = str(folder)
-    tokenizer.initialize()
-    return tokenizer
 
 
 def _overlaps(span: Span, others: Iterable[Span]) -> bool:
