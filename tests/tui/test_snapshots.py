@@ -138,7 +138,7 @@ def test_training_scrubber(
     assert snap_compare(app, terminal_size=size, run_before=scrub)
 
 
-@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("lang", ["zh", pytest.param("en", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_training_map(
     snap_compare: Callable[..., bool], fixed_data_dir: Path, size: tuple[int, int], lang: str
