@@ -12,7 +12,7 @@ from tests.tui.conftest import LESSON, page_with
 from tests.waits import settle
 from tutor.core.renumber import SAMPLE_POSITIONS, Experiment
 from tutor.tui.app import TutorApp
-from tutor.tui.widgets.renumber import RenumberDemo
+from tutor.tui.widgets.renumber import RenumberDemo, rounding_bound
 
 pytestmark = pytest.mark.slow  # seconds of numpy per experiment
 
@@ -90,3 +90,14 @@ async def test_under_another_model_the_page_says_the_experiment_stays_on_the_pro
         assert "重新编号实验例外" in note
         demo = app.screen.query_one(RenumberDemo)
         assert demo.base is not None and demo.base.val_loss == pytest.approx(experiment.val_loss())
+
+
+@pytest.mark.parametrize(
+    ("diff", "shown"),
+    [(0.0, "0"), (2.2e-16, "1e-15"), (4.4e-16, "1e-15"), (1e-15, "1e-15"), (3e-7, "1e-06")],
+)
+def test_the_page_bounds_the_rounding_by_its_power_of_ten(diff: float, shown: str) -> None:
+    """A consistent renumbering changes probabilities only by float64 rounding, whose
+    exact size depends on the CPU's arithmetic kernels (2.2e-16 on one machine, 4.4e-16
+    on another): the page says the power of ten it stays within, the same on both."""
+    assert rounding_bound(diff) == shown
