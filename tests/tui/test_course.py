@@ -4,9 +4,17 @@ a lesson's last page opens the next lesson with one key."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import time
 from collections.abc import Callable
+from pathlib import Path
 
-from tests.waits import settle
+import pytest
+
+from tests.tui.conftest import LEARNER, tutor_on_pty
+from tests.waits import block_until, settle
 from tutor.content import LessonSet, load_lessons
 from tutor.core.paths import content_dir
 from tutor.tui.app import TutorApp
@@ -159,3 +167,34 @@ async def test_the_lesson_card_names_the_next_lesson_of_the_course(
         await settle(pilot)
         card = app.screen.query_one(LessonCardView).plain_text()
         assert f"下一课: 课程「{second.card.title}」" in card
+
+
+@pytest.mark.pty
+def test_the_course_map_s_lines_reach_the_terminal_once_as_the_tutor_starts(
+    tmp_path: Path,
+) -> None:
+    """What a learner's terminal receives as the tutor starts draws where they stand once:
+    inside a scrolling body sized for the first time by the first frame, the whole map was
+    sent a second time right after it (over SSH, twice the bytes of a first screen)."""
+    leader, child = tutor_on_pty(tmp_path, 80, 24, "--learner", LEARNER)
+    where = "还没有学习记录".encode()
+    received = bytearray()
+    try:
+        os.set_blocking(leader, False)
+
+        def quiet_after_the_map() -> bool:
+            """The map is on screen and nothing more has come for a second."""
+            before = len(received)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                with contextlib.suppress(BlockingIOError):
+                    received.extend(os.read(leader, 65536))
+                time.sleep(0.02)
+            return where in received and len(received) == before
+
+        block_until(quiet_after_the_map, "the course map drawn, then quiet", child)
+        assert received.count(where) == 1
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=10)
+        os.close(leader)

@@ -32,10 +32,12 @@ from tutor.lazy import load
 from tutor.progress.opening import open_in_background, open_store
 from tutor.progress.store import ProgressStore, StoreError
 from tutor.tui import cjk_wrap, css_cache
+from tutor.tui.compat import CompositorUpdate
 from tutor.tui.context import TutorContext
 from tutor.tui.crash_path import QuietCrashApp
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
+from tutor.tui.sent_rows import SentRows
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 from tutor.words.i18n import Lang, t
 
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Iterable
     from concurrent.futures import Future
 
+    from rich.console import RenderableType
     from textual.driver import Driver
     from textual.widget import Widget
 
@@ -159,6 +162,7 @@ class TutorApp(QuietCrashApp):
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
         # what was typed on pages taken down, by (lesson id, page number), oldest first
         self._typed: dict[tuple[str, int], dict[str, str]] = {}
+        self._sent_rows = SentRows()  # what the terminal shows, see _display
 
     # start-up ----------------------------------------------------------------
 
@@ -218,6 +222,21 @@ class TutorApp(QuietCrashApp):
 
             return PacedDriver
         return driver
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        """Only the rows the terminal does not show yet (tutor.tui.sent_rows), when the
+        frame is written to a terminal at all (Textual's conditions)."""
+        driver = self._driver
+        if (
+            isinstance(renderable, CompositorUpdate)
+            and driver is not None
+            and not driver.is_inline
+            and self.is_running
+            and not (self._closed or self._batch_count or self.is_headless)
+        ):
+            epoch = getattr(driver, "terminal_epoch", None)
+            renderable = self._sent_rows.new_part(renderable, self.size, (driver, epoch))
+        super()._display(screen, renderable)
 
     def get_default_screen(self) -> Screen:
         return self._first_screen

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import rich._wrap
 import textual._wrap
+from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual._loop import loop_last
 from textual._parser import ParseError, Peek1, Read1, TokenCallback
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
@@ -35,6 +36,9 @@ __all__ = [
     "BRACKETED_PASTE_END",
     "BRACKETED_PASTE_START",
     "HOOKS",
+    "ChopsUpdate",
+    "CompositorUpdate",
+    "LayoutUpdate",
     "ParseError",
     "Peek1",
     "Read1",
@@ -61,6 +65,13 @@ HOOKS = (
         ("self", "style_text"),
     ),
     Hook("textual.css.stylesheet:Stylesheet._variables", "tutor.tui.css_cache", assigned=True),
+    # a frame sends only the rows the terminal does not show yet (tutor.tui.sent_rows)
+    Hook("textual._compositor:CompositorUpdate", "tutor.tui.sent_rows"),
+    Hook("textual._compositor:LayoutUpdate", "tutor.tui.sent_rows"),
+    Hook("textual._compositor:ChopsUpdate", "tutor.tui.sent_rows"),
+    Hook("textual.app:App._display", "tutor.tui.app", ("self", "screen", "renderable")),
+    Hook("textual.app:App._batch_count", "tutor.tui.app", assigned=True),
+    Hook("textual.app:App._closed", "tutor.tui.app", assigned=True),
     # the crash path (tutor.tui.crash_path)
     Hook("textual.app:App._fatal_error", "tutor.tui.crash_path", ("self",)),
     Hook("textual.app:App.panic", "tutor.tui.crash_path", ("self", "renderables")),

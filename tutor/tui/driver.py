@@ -188,6 +188,13 @@ class PacedDriver(LinuxDriver):
         self._caught_up = threading.Condition()
         self._noted_at = -HELD_NOTE_EVERY_S
         self._after_input: Callable[[], object] | None = None  # after_input's callback
+        # counts the times the terminal was taken over: after a suspend it may show
+        # anything, so the app forgets the rows it sent (tutor.tui.sent_rows)
+        self.terminal_epoch = 0
+
+    def start_application_mode(self) -> None:
+        self.terminal_epoch += 1
+        super().start_application_mode()
 
     def process_message(self, message: Message) -> None:
         """Runs in the input thread: after each batch, wait for the batch before it."""

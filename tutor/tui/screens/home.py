@@ -15,7 +15,6 @@ from textual.widgets.option_list import Option
 from tutor.core.printable import printable
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import OpenLesson, Resume
-from tutor.tui.widgets.body import Body
 from tutor.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -36,22 +35,33 @@ class HomeScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.where_lines: list[str] = []
+        # what the map shows now: where the learner is, and each lesson's option
+        self._shown: list[str] = []
+        self._highlight: int | None = None
 
     def help_title(self) -> str:
         return tutor_context(self).t("home.heading")
 
     def compose(self) -> ComposeResult:
+        """Filled as it is built: filled after the first layout instead, the course map
+        was laid out and drawn twice as the tutor started, a third of a served start."""
         ctx = tutor_context(self)
+        options, self._highlight = self._lesson_options()
+        where = self._where()
+        self._shown = _drawn(where, options)
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
-        with Body(id="body"):
-            yield Static(id="where")
-            yield Static(Content.styled(ctx.t("home.heading"), "bold underline"))
-            yield OptionList(id="lessons")
-            yield Static(Content.styled(ctx.t("home.hint"), "dim"), id="hint")
+        yield Static(where, id="where")
+        yield Static(Content.styled(ctx.t("home.heading"), "bold underline"), classes="map-line")
+        yield OptionList(*options, id="lessons")
+        yield Static(Content.styled(ctx.t("home.hint"), "dim"), id="hint", classes="map-line")
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        lessons = self.query_one("#lessons", OptionList)
+        lessons.highlighted = self._highlight if self._highlight is not None else 0
+
     def on_screen_resume(self) -> None:
-        """Drawn when the screen starts and again on every return, with fresh progress."""
+        """Drawn again on every return, with fresh progress (when it changed)."""
         self.refresh_lessons()
 
     def _state_text(self, state: LessonState) -> str:
@@ -91,25 +101,28 @@ class HomeScreen(Screen[None]):
         )
         return Option(prompt, id=lesson.id)
 
-    def refresh_lessons(self) -> None:
+    def _lesson_options(self) -> tuple[list[Option], int | None]:
+        """The lessons as options, and which to highlight: the one where the learner
+        stopped, so that Enter goes on with it."""
         ctx = tutor_context(self)
-        options = self.query_one("#lessons", OptionList)
-        highlighted = options.highlighted
-        options.clear_options()
         lessons = ctx.index.lessons
-        options.add_options([self._option(n, lesson) for n, lesson in enumerate(lessons, 1)])
-        store = ctx.store
-        position = store.last_position()
+        options = [self._option(n, lesson) for n, lesson in enumerate(lessons, 1)]
+        position = ctx.store.last_position()
         ids = [lesson.id for lesson in lessons]
         stopped_in = ids.index(position.lesson) if position and position.lesson in ids else None
-        if lessons:  # the lesson where the learner stopped, so that Enter goes on with it
-            options.highlighted = stopped_in if stopped_in is not None else highlighted or 0
+        return options, stopped_in
+
+    def _where(self) -> Content:
+        """Whose progress this is, where it is kept and where the learner stopped."""
+        ctx = tutor_context(self)
+        store = ctx.store
         lines = [ctx.t("home.guest")] if store.guest else []
         learner = printable(store.learner)  # any text `--learner` was given
         if ctx.remote and not store.guest:
             lines.append(ctx.t("home.saved_remote", learner=learner))
         elif not store.guest:
             lines.append(ctx.t("home.saved_at", path=store.location, learner=learner))
+        position = store.last_position()
         lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:
             lines.append(ctx.t("home.resume", lesson=lesson.title, page=position.page))
@@ -117,7 +130,22 @@ class HomeScreen(Screen[None]):
             lines.append(ctx.t("home.nothing"))
         self.where_lines = lines
         style = "bold $text-warning" if store.guest else ""
-        where = Content.assemble((lines[0], style), *(f"\n{line}" for line in lines[1:]))
+        return Content.assemble((lines[0], style), *(f"\n{line}" for line in lines[1:]))
+
+    def refresh_lessons(self) -> None:
+        """Progress as the store has it now; what has not changed is not drawn again."""
+        options, stopped_in = self._lesson_options()
+        where = self._where()
+        shown = _drawn(where, options)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        lessons = self.query_one("#lessons", OptionList)
+        highlighted = lessons.highlighted
+        lessons.clear_options()
+        lessons.add_options(options)
+        if options:
+            lessons.highlighted = stopped_in if stopped_in is not None else highlighted or 0
         self.query_one("#where", Static).update(where)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -142,3 +170,8 @@ class HomeScreen(Screen[None]):
             line = f"{number}. {lesson.title} ({lesson.id}): {self._state_text(state)}"
             lines.append(f"{line}; {needs}" if needs else line)
         return "\n".join(lines)
+
+
+def _drawn(where: Content, options: list[Option]) -> list[str]:
+    """What the map draws, styles included (Content's own == compares the text alone)."""
+    return [where.markup, *(Content.from_text(option.prompt).markup for option in options)]
