@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from tests.tui.conftest import LEARNER, tutor_on_pty
 from tests.waits import block_until, settle
@@ -198,3 +199,19 @@ def test_the_course_map_s_lines_reach_the_terminal_once_as_the_tutor_starts(
         os.killpg(child.pid, signal.SIGKILL)
         child.wait(timeout=10)
         os.close(leader)
+
+
+async def test_the_course_map_s_key_line_names_the_list_s_own_keys_once(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """↑↓ and Enter belong to the lesson list, whose keys Textual describes in English and
+    the key line leaves out: the key line names them first, in the learner's language, so
+    no second line of keys repeats ? and q below the list."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = keys_shown(app)
+        assert shown.startswith("↑↓ 选择 enter 打开 ")
+        assert "? 帮助" in shown and "q 退出" in shown
+        text = "\n".join(str(static.render()) for static in app.screen.query(Static))
+        assert text.count("帮助") == 1, text

@@ -28,9 +28,11 @@ class HomeScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "key.resume"),
-        # The focused list answers Enter itself (the hint line says so): not shown twice.
+        # The focused list answers Enter itself (LEAD_KEYS names it): not shown twice.
         Binding("enter", "open", "key.open", show=False),
     ]
+    # the lesson list's own keys, first on the key line (Textual describes them in English)
+    LEAD_KEYS = (("↑↓", "key.choose"), ("enter", "key.open"))
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,9 +53,7 @@ class HomeScreen(Screen[None]):
         self._shown = _drawn(where, options)
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
         yield Static(where, id="where")
-        yield Static(Content.styled(ctx.t("home.heading"), "bold underline"), classes="map-line")
         yield OptionList(*options, id="lessons")
-        yield Static(Content.styled(ctx.t("home.hint"), "dim"), id="hint", classes="map-line")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -113,7 +113,8 @@ class HomeScreen(Screen[None]):
         return options, stopped_in
 
     def _where(self) -> Content:
-        """Whose progress this is, where it is kept and where the learner stopped."""
+        """Whose progress this is, where it is kept and where the learner stopped; then the
+        list's heading (one widget for both: each widget costs a served start about 2 ms)."""
         ctx = tutor_context(self)
         store = ctx.store
         lines = [ctx.t("home.guest")] if store.guest else []
@@ -130,7 +131,8 @@ class HomeScreen(Screen[None]):
             lines.append(ctx.t("home.nothing"))
         self.where_lines = lines
         style = "bold $text-warning" if store.guest else ""
-        return Content.assemble((lines[0], style), *(f"\n{line}" for line in lines[1:]))
+        heading = (f"\n{ctx.t('home.heading')}", "bold underline")
+        return Content.assemble((lines[0], style), *(f"\n{line}" for line in lines[1:]), heading)
 
     def refresh_lessons(self) -> None:
         """Progress as the store has it now; what has not changed is not drawn again."""

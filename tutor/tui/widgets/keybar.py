@@ -105,7 +105,9 @@ class KeyBar(Static):
                 keys.append(("enter", "key.confirm"))
             keys.append((self.app.get_key_display(PALETTE), "key.palette"))
             return [(key, description, ctx.t(description)) for key, description in keys]
-        groups: dict[str, list[str]] = {}
+        # keys a Textual widget answers itself, which the screen names for it (LEAD_KEYS)
+        lead: list[tuple[str, str]] = list(getattr(self.screen, "LEAD_KEYS", ()))
+        groups: dict[str, list[str]] = {description: [key] for key, description in lead}
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             # Textual's own widgets describe keys in English: only ours are shown, translated.
             if not binding.show or not enabled or not i18n.has(binding.description):
