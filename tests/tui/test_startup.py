@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("numpy", "tokenizers", "safetensors", "torch", "pydantic", "ruamel.yaml")
 LATER = ("markdown_it", "tutor.tui.screens.page", "tutor.content.models", "tutor.content.loader")
 TUI = Path(__file__).resolve().parents[2] / "tutor" / "tui"
@@ -136,3 +138,50 @@ def test_tutor_starts_without_collecting_and_collects_once_the_screen_is_up(
     assert seen["collecting_at_first_screen"] is False
     assert seen["collecting_later"] is True
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
+
+
+def test_a_session_that_has_everything_imported_opens_its_store_without_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store opens on a thread so that its disk wait overlaps Textual's import; a
+    served session forked from its template has nothing left to import, and the thread
+    only cost it CPU as ten learners connected at once."""
+    import threading
+
+    from tutor.cli import build_parser
+    from tutor.commands.app import build
+
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path))
+    before = {thread.name for thread in threading.enumerate()}
+    started: list[str] = []
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self.name))
+    app = build(build_parser().parse_args(["--learner", "ada"]))
+    assert started == [] and {t.name for t in threading.enumerate()} == before
+    assert app.opening_store.result(timeout=0).learner == "ada"
+
+
+def test_the_platform_cache_folder_is_looked_up_once_per_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without HOME (a served session's environment) the lookup reads the password
+    database: a served session found it already looked up in its template."""
+    import platformdirs
+
+    from tutor.core import paths
+
+    looked_up: list[str] = []
+    real = platformdirs.user_cache_dir
+
+    def user_cache_dir(*args: object, **options: object) -> str:
+        looked_up.append("once")
+        return real(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(platformdirs, "user_cache_dir", user_cache_dir)
+    monkeypatch.delenv("TUTOR_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    first, second = paths.default_cache_dir(), paths.default_cache_dir()
+    assert first == second == tmp_path / ".cache" / "embedding-tutor"
+    monkeypatch.setenv("HOME", str(tmp_path / "other"))
+    assert paths.default_cache_dir() == tmp_path / "other" / ".cache" / "embedding-tutor"
+    assert len(looked_up) == 2

@@ -7,6 +7,7 @@ keeps them at the repository root. Both are found the same way, so `pip install 
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -51,6 +52,14 @@ def default_cache_dir() -> Path:
     override = os.environ.get("TUTOR_CACHE_DIR")
     if override:
         return Path(override).expanduser()
-    from platformdirs import user_cache_dir
+    return _platform_cache_dir(os.environ.get("HOME"), os.environ.get("XDG_CACHE_HOME"))
 
-    return Path(user_cache_dir("embedding-tutor", appauthor=False))
+
+@functools.cache
+def _platform_cache_dir(home: str | None, xdg_cache_home: str | None) -> Path:
+    """The platform's user cache dir, which depends on these two variables alone. Without
+    HOME (a served session's environment) the lookup reads the password database: a
+    session forked from its template finds it done there."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("embedding-tutor", appauthor=False))

@@ -5,6 +5,7 @@ in the data folder), PostgreSQL for a `postgresql://` URL. Apart from the store'
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -81,5 +82,8 @@ def open_in_background(
         except BaseException as exc:  # handed to the caller's result()
             opened.set_exception(exc)
 
+    if "textual.app" in sys.modules:  # nothing left to import (a session forked from its
+        open_it()  # template): a thread would only cost CPU
+        return opened
     threading.Thread(target=open_it, name="open-progress", daemon=True).start()
     return opened
