@@ -98,14 +98,10 @@ class SentRows:
         assert self._rows is not None
         row = self._rows[y]
         end = x + piece.cell_length
-        new = (
-            Strip.join([row.crop(0, x), piece, row.crop(end)])
-            if x or end < row.cell_length
-            else piece
-        )
-        if new == row or _cells(new) == _cells(row):
+        there = row.crop(x, end)
+        if there == piece or _cells(there) == _cells(piece):
             return False
-        self._rows[y] = new
+        self._rows[y] = Strip.join([row.crop(0, x), piece, row.crop(end)])
         return True
 
 
