@@ -94,14 +94,17 @@ class SentRows:
         return ChopsUpdate(update.chops, kept, update.chop_ends)
 
     def _place(self, y: int, x: int, piece: Strip) -> bool:
-        """Put `piece` at (x, y) in the kept rows; whether that changed the row."""
+        """Put `piece` at (x, y) in the kept rows; whether that changed the row. (Other
+        letters settle it at once; the same letters cut apart differently are compared
+        cell by cell.)"""
         assert self._rows is not None
         row = self._rows[y]
         end = x + piece.cell_length
         there = row.crop(x, end)
-        if there == piece or _cells(there) == _cells(piece):
+        if there == piece or (there.text == piece.text and _cells(there) == _cells(piece)):
             return False
-        self._rows[y] = Strip.join([row.crop(0, x), piece, row.crop(end)])
+        whole = x == 0 and end >= row.cell_length
+        self._rows[y] = piece if whole else Strip.join([row.crop(0, x), piece, row.crop(end)])
         return True
 
 
