@@ -4,6 +4,7 @@ on the map moved in the table, and the 男→女 direction the names share."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tutor.core import corpus
 from tutor.core.paths import default_model_dir
@@ -81,8 +82,8 @@ def test_on_the_man_to_woman_axis_the_names_split_and_the_other_kinds_do_not() -
 
 def test_fitting_the_map_copies_only_the_rows_it_maps() -> None:
     """The training page fits its map in the learner's process: it reads the mapped
-    tokens' rows and the pairs', never a float64 copy of every recorded row (that copy,
-    and the full SVD, were most of the page's passing peak)."""
+    tokens' rows and the pairs' one checkpoint at a time, never a float64 copy of them all
+    (those copies, and before them the full SVD, were most of the page's passing peak)."""
     import tracemalloc
 
     run = recorded_run(default_model_dir())
@@ -95,7 +96,46 @@ def test_fitting_the_map_copies_only_the_rows_it_maps() -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    # the mapped rows in float64, the fitted ones centred once, the points; less than a
-    # float64 copy of every recorded row alone would take
-    assert peak < 3 * mapped_rows
+    # the mapped rows as stored (float32), read a checkpoint at a time in float64, and the
+    # d x d scatter matrix with the eigen-solver's copy and vectors of it: less than a float64
+    # copy of the mapped rows and two scatter matrices (a float64 copy of the rows, centred
+    # again for the fit and again for the points, took 3 MB, more than the page's own rows)
+    d = run.rows.shape[-1]
+    assert peak < mapped_rows + 2 * d * d * 8
     assert peak < np.asarray(run.rows, dtype=np.float64).nbytes
+
+
+def test_the_map_never_solves_for_every_eigenvector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plane needs the two leading directions of a 256 x 256 scatter matrix; solving
+    for all 256 (np.linalg.eigh: a copy, every vector, LAPACK's 2d² workspace, ~2 MB
+    outside Python's heap) was the learner's highest passing peak on the training pages."""
+    from tutor.core import projection
+
+    solved: list[tuple[int, ...]] = []
+    eigh = np.linalg.eigh
+
+    def noting(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        solved.append(matrix.shape)
+        return eigh(matrix)
+
+    monkeypatch.setattr(projection.np.linalg, "eigh", noting)
+    run = recorded_run(default_model_dir())
+    run_map(run, TOKENS, [("男人", "女人")])
+    run_map(run, TOKENS)
+    assert solved and max(max(shape) for shape in solved) <= 16  # a block's, not 256
+
+
+def test_the_leading_directions_are_the_eigenvectors_even_when_close() -> None:
+    """Subspace iteration against the full solver, on scatter matrices whose second and
+    third eigenvalues lie within 1% of each other (the lesson's run: 10%)."""
+    from tutor.core.projection import leading_directions
+
+    rng = np.random.default_rng(7)
+    for spread in (np.linspace(1, 3, 256), np.r_[3.0, 2.0, 1.99, np.linspace(0.1, 1, 253)]):
+        rows = rng.standard_normal((1800, 256)) * spread
+        scatter = rows.T @ rows
+        _, vectors = np.linalg.eigh(scatter)
+        found = leading_directions(scatter, 2)
+        for n in range(2):
+            assert abs(abs(float(found[:, n] @ vectors[:, -1 - n])) - 1) < 1e-9
+        assert np.allclose(found.T @ found, np.eye(2), atol=1e-12)

@@ -14,10 +14,10 @@ from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
-from textual_plotext import PlotextPlot
 
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.experiment_file import RecordedExperiment
+from tutor.tui.widgets.plot import Plot
 from tutor.words.refusals import say
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ MARKERS = {"id-number": "x", "onehot": "o", "table": "+"}  # ASCII: plotext coun
 LIVE_MARKERS = {"id-number": "X", "onehot": "O", "table": "*"}
 
 
-class LossCurves(PlotextPlot):
+class LossCurves(Plot):
     """The chosen runs' validation loss against the step; chance and the baseline across."""
 
     DEFAULT_CSS = """

@@ -26,13 +26,13 @@ from textual.strip import Strip
 from textual.visual import Visual, VisualType, visualize
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_plotext import PlotextPlot
 
 from tutor.core.figures import axis_ticks, significant, tick_labels
 from tutor.core.refusal import Coded, Name
 from tutor.tui.context import TutorContext, tutor_context
 from tutor.tui.widgets.asking import Asking, still_shown
 from tutor.tui.widgets.heatmap import band, legend_ranges, pad_cells
+from tutor.tui.widgets.plot import Plot
 from tutor.tui.widgets.run_map import HE, KIND_MARKS, OTHER_MARK, SHE, Arrow, Mark, draw
 from tutor.tui.widgets.update import update_in_place
 from tutor.words.refusals import Says, say, say_or_model_error, sentence_key
@@ -206,7 +206,7 @@ class KeptLines(Widget):
         return len(self.lines(width))
 
 
-class StepPlot(KeptLines, PlotextPlot):
+class StepPlot(KeptLines, Plot):
     """Loss and category contrast against the step (log scale), the current step marked."""
 
     DEFAULT_CSS = """

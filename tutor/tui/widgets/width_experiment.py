@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult, RenderResult
 from textual.widgets import Static
-from textual_plotext import PlotextPlot
 
 from tutor.cjk import table
 from tutor.tui.context import tutor_context
 from tutor.tui.widgets.experiment_file import RecordedExperiment
+from tutor.tui.widgets.plot import Plot
 
 if TYPE_CHECKING:
     from tutor.content.widgets import WidthWidget
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 MARKERS = {"people": "P", "animals": "A", "fruits": "F", "vehicles": "V"}  # ASCII for plotext
 
 
-class Plane(PlotextPlot):
+class Plane(Plot):
     """The 20 words' rows at d = 2, one marker per kind."""
 
     DEFAULT_CSS = """
