@@ -215,3 +215,28 @@ async def test_the_course_map_s_key_line_names_the_list_s_own_keys_once(
         assert "? 帮助" in shown and "q 退出" in shown
         text = "\n".join(str(static.render()) for static in app.screen.query(Static))
         assert text.count("帮助") == 1, text
+
+
+async def test_the_course_map_reads_progress_once_as_the_tutor_starts(
+    make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built filled, the map is not read again as its screen first resumes (a third of the
+    screen's own time in a served start); a return to it still reads fresh progress."""
+    reads: list[str] = []
+    lesson_options = HomeScreen._lesson_options
+
+    def counted(self: HomeScreen) -> object:
+        reads.append("read")
+        return lesson_options(self)
+
+    monkeypatch.setattr(HomeScreen, "_lesson_options", counted)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert reads == ["read"]
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        assert reads == ["read", "read"]

@@ -40,6 +40,7 @@ class HomeScreen(Screen[None]):
         # what the map shows now: where the learner is, and each lesson's option
         self._shown: list[str] = []
         self._highlight: int | None = None
+        self._just_built = False  # composed, not yet shown
 
     def help_title(self) -> str:
         return tutor_context(self).t("home.heading")
@@ -51,6 +52,7 @@ class HomeScreen(Screen[None]):
         options, self._highlight = self._lesson_options()
         where = self._where()
         self._shown = _drawn(where, options)
+        self._just_built = True
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
         yield Static(where, id="where")
         yield OptionList(*options, id="lessons")
@@ -61,7 +63,11 @@ class HomeScreen(Screen[None]):
         lessons.highlighted = self._highlight if self._highlight is not None else 0
 
     def on_screen_resume(self) -> None:
-        """Drawn again on every return, with fresh progress (when it changed)."""
+        """Drawn again on every return, with fresh progress (when it changed); not as the
+        screen first shows, a moment after compose read it."""
+        if self._just_built:
+            self._just_built = False
+            return
         self.refresh_lessons()
 
     def _state_text(self, state: LessonState) -> str:
