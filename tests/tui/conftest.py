@@ -1,7 +1,8 @@
 """Shared helpers: a TutorApp on the shipped lesson with its own progress dir, and waiting.
 
 Animations and cursor blink are off (animate=False) so that screens are deterministic.
-Every test has its own content cache (TUTOR_CACHE_DIR), so none reads another's.
+Every test has its own content cache (TUTOR_CACHE_DIR), so none reads another's: a copy of
+one holding the shipped lessons, or an empty one for a test marked `cold_cache`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import fcntl
 import functools
 import os
 import pty
+import shutil
 import struct
 import subprocess
 import sys
@@ -20,7 +22,9 @@ from pathlib import Path
 import pytest
 
 from tutor.content import Lesson, load_lessons
-from tutor.core.paths import content_dir
+from tutor.content.cache import LessonContent
+from tutor.core.paths import assets_dir, content_dir
+from tutor.core.runfacts import KEPT, runtime_facts
 from tutor.tui.app import TutorApp
 
 LESSON = "embedding"
@@ -44,9 +48,31 @@ def page_with(widget: str, nth: int = 0, lesson_id: str = LESSON) -> int:
     return numbers[nth]
 
 
+@pytest.fixture(scope="session")
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache dir holding what the tutor keeps about the shipped lessons and model, made
+    once per test process: the lessons' full load and the run-time facts (measured in a
+    child process that tokenizes the corpus)."""
+    path = tmp_path_factory.mktemp("warm-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TUTOR_CACHE_DIR", str(path))
+        LessonContent(content_dir(), path).lesson_set  # noqa: B018 (the full load keeps it)
+        runtime_facts(assets_dir())
+    assert list(path.glob("lessons-*.json")), "the full load kept nothing"
+    assert (path / KEPT).is_file(), "the run-time facts were not kept"
+    return path
+
+
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cache_dir(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The test's own cache dir: a copy of `warm_cache` (what it holds costs seconds of CPU
+    to make, paid once per process, not once per test), or empty for a test marked
+    `cold_cache` (one about the cache itself or a first start)."""
     path = tmp_path / "cache"
+    if request.node.get_closest_marker("cold_cache") is None:
+        shutil.copytree(request.getfixturevalue("warm_cache"), path)
     monkeypatch.setenv("TUTOR_CACHE_DIR", str(path))
     return path
 

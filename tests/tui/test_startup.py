@@ -14,9 +14,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("numpy", "tokenizers", "safetensors", "torch", "pydantic", "ruamel.yaml")
 LATER = ("markdown_it", "tutor.tui.screens.page", "tutor.content.models", "tutor.content.loader")
 TUI = Path(__file__).resolve().parents[2] / "tutor" / "tui"
+
+# these tests are about the cache and a first start: they begin with an empty cache dir
+pytestmark = pytest.mark.cold_cache
 
 
 def run(code: str, cache_dir: Path, data_dir: Path) -> dict[str, object]:
