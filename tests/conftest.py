@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 
 import pytest
@@ -10,12 +9,6 @@ import pytest
 from tests.postgres import postgres_server
 
 __all__ = ["postgres_server"]
-
-# OpenBLAS picks its kernels by the CPU it finds (AVX-512 or only AVX2), and they round
-# differently in the last bit: page 10's experiment shows such a rounding error (|Δ| =
-# 4.4e-16 on one, 2.2e-16 on the other) in its snapshots. One kernel for the tests and every
-# process they start (set before numpy loads) keeps those figures the same on any x86 CPU.
-os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 # A signal ignored by whatever started pytest (SIGHUP under `nohup`, SIGINT and SIGQUIT for a
 # background job of a script) would stay ignored in every process a test starts, and a test
