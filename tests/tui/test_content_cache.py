@@ -24,6 +24,9 @@ from tutor.tui.screens.home import HomeScreen
 from tutor.words import i18n
 from tutor.words.problems import say_problem
 
+# these tests are about the cache and a first start: they begin with an empty cache dir
+pytestmark = pytest.mark.cold_cache
+
 
 @pytest.fixture
 def content(tmp_path: Path) -> Path:

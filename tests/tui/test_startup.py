@@ -20,6 +20,9 @@ HEAVY = ("numpy", "tokenizers", "safetensors", "torch", "pydantic", "ruamel.yaml
 LATER = ("markdown_it", "tutor.tui.screens.page", "tutor.content.models", "tutor.content.loader")
 TUI = Path(__file__).resolve().parents[2] / "tutor" / "tui"
 
+# these tests are about the cache and a first start: they begin with an empty cache dir
+pytestmark = pytest.mark.cold_cache
+
 
 def run(code: str, cache_dir: Path, data_dir: Path) -> dict[str, object]:
     env = {**os.environ, "TUTOR_CACHE_DIR": str(cache_dir), "TUTOR_DATA_DIR": str(data_dir)}

@@ -8,6 +8,7 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import re
 import warnings
 from functools import cache
 from pathlib import Path
@@ -101,22 +102,32 @@ def _defined_private(tree: ast.AST) -> set[str]:
     return {name for name in names if name.startswith("_") and not name.startswith("__")}
 
 
+# Where a name may begin with one underscore: a source without it defines no private name.
+# jieba's tables (6 MB of dict literals) are most of the parsing otherwise, and have none.
+_PRIVATE_START = re.compile(rb"(?<![A-Za-z0-9_])_(?!_)")
+
+
 @cache
 def _library_private() -> dict[str, set[str]]:
     """Each private name the libraries define, and which of them define it."""
     owners: dict[str, set[str]] = {}
     for library in LIBRARIES:
         for path in _library_files(library):
+            source = path.read_bytes()
+            if not _PRIVATE_START.search(source):
+                continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", SyntaxWarning)  # their invalid escapes
                 warnings.simplefilter("ignore", DeprecationWarning)
-                tree = ast.parse(path.read_bytes())
+                tree = ast.parse(source)
             for name in _defined_private(tree):
                 owners.setdefault(name, set()).add(library)
     return owners
 
 
+@cache
 def _tutor_trees() -> dict[str, ast.Module]:
+    """Every tutor module's syntax tree by module name (read, never changed)."""
     return {
         ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts): ast.parse(
             path.read_text(encoding="utf-8")
