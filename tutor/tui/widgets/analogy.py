@@ -83,8 +83,8 @@ class AnalogyDemo(Asking, Vertical):
         index = started_choice(self, "stage", STAGES)
         yield ChoiceBar(STAGES, stages, index=index, id="stage")
         yield Static(ctx.t("working"), id="result")
-        if self.config.beside:
-            yield Static(id="beside")
+        if self.config.beside:  # with no real model, how to open one (nothing to ask)
+            yield Static(beside_view(ctx, None), id="beside")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.compute)
@@ -100,7 +100,8 @@ class AnalogyDemo(Asking, Vertical):
         ctx, k, beside = tutor_context(self), self.config.k, self.config.beside
         question = (terms[0], terms[1], terms[2])
         self.ask(lambda: solve(ctx, question, stage, k, beside), self._solved)
-        if beside:  # its own topic: the lesson's answer never waits for a big model
+        # its own topic: the lesson's answer never waits for a big model
+        if beside and ctx.beside_models is not None:
 
             def real(model: ProjectModel) -> list[Neighbour]:
                 from tutor.core.similarity import analogy

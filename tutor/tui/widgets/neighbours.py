@@ -113,8 +113,8 @@ class NeighboursPanel(Asking, Vertical):
         yield Static(id="heading")
         yield Static(id="table")
         yield Static(id="notes")
-        if self.config.beside:
-            yield Static(id="beside")
+        if self.config.beside:  # with no real model, how to open one (nothing to ask)
+            yield Static(beside_view(ctx, None), id="beside")
 
     def least_lines(self, width: int) -> int:
         """The token choices, the framed field and, answered, a line per neighbour."""
@@ -138,7 +138,8 @@ class NeighboursPanel(Asking, Vertical):
         ctx, schemes, k = tutor_context(self), list(self.config.schemes), self.config.k
         beside = self.config.beside
         self.ask(lambda: find_neighbours(ctx, token, schemes, k, beside), self._answered)
-        if beside:  # its own topic: the lesson's answer never waits for a big model
+        # its own topic: the lesson's answer never waits for a big model
+        if beside and ctx.beside_models is not None:
 
             def real(model: ProjectModel) -> list[Neighbour]:
                 from tutor.core.similarity import nearest
