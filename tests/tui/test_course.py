@@ -23,6 +23,7 @@ from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lesson_card import LessonCardView
+from tutor.tui.widgets.lesson_list import LessonList
 
 
 def course() -> LessonSet:
@@ -240,3 +241,32 @@ async def test_the_course_map_reads_progress_once_as_the_tutor_starts(
         await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
         assert reads == ["read", "read"]
+
+
+async def test_the_lesson_list_moves_with_the_arrow_keys_and_opens_by_enter_or_a_click(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The course map's own list (not Textual's OptionList, see tutor.tui.widgets.lesson_list):
+    ↑↓, Home and End move the highlight, Enter opens the highlighted lesson and a click the
+    lesson clicked."""
+    order = course_order(course())
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lessons = app.screen.query_one("#lessons", LessonList)
+        assert lessons.has_focus and lessons.highlighted_id == order[0]
+        await pilot.press("down", "down", "down")
+        assert lessons.highlighted_id == order[-1]
+        await pilot.press("home")
+        assert lessons.highlighted_id == order[0]
+        await pilot.press("end", "up")
+        assert lessons.highlighted_id == order[1]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PageScreen) and app.screen.lesson.id == order[1]
+        await pilot.press("h")
+        await settle(pilot)
+        # the first lesson takes two lines inside the border; its third line is the second's
+        await pilot.click("#lessons", offset=(8, 3))
+        await settle(pilot)
+        assert isinstance(app.screen, PageScreen) and app.screen.lesson.id == order[1]

@@ -13,10 +13,10 @@ import textual.css.parse
 import textual.css.stylesheet
 from textual.app import App
 from textual.design import ColorSystem
-from textual.widgets import OptionList
 
 from tests.waits import settle
 from tutor.tui.app import TutorApp
+from tutor.tui.widgets.lesson_list import LessonList
 
 
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -45,7 +45,7 @@ def count_colour_systems(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def background(app: TutorApp) -> str:
-    return str(app.screen.query_one(OptionList).styles.background)
+    return str(app.screen.query_one(LessonList).styles.background)
 
 
 async def first_screen_background(app: TutorApp, theme: str = "textual-dark") -> str:

@@ -17,6 +17,7 @@ from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
 from tutor.tui.screens.reading import ReadingScreen
 from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.lesson_list import LessonList
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
 
@@ -31,7 +32,7 @@ async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., Tuto
         assert f"{lesson.card.title} ({LESSON}): 未开始" in text
         assert "还没有学习记录" in text
         shipped = load_lessons(content_dir()).lessons
-        assert app.screen.query_one("#lessons", OptionList).option_count == len(shipped)
+        assert app.screen.query_one("#lessons", LessonList).option_count == len(shipped)
 
 
 @pytest.mark.parametrize("position", range(len(load_lessons(content_dir()).lessons)))

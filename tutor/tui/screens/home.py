@@ -9,13 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from tutor.core.printable import printable
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import OpenLesson, Resume
 from tutor.tui.widgets.keybar import KeyBar
+from tutor.tui.widgets.lesson_list import LessonList
 
 if TYPE_CHECKING:
     from tutor.content.index import LessonEntry
@@ -55,12 +55,8 @@ class HomeScreen(Screen[None]):
         self._just_built = True
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
         yield Static(where, id="where")
-        yield OptionList(*options, id="lessons")
+        yield LessonList(options, self._highlight or 0, id="lessons")
         yield KeyBar()
-
-    def on_mount(self) -> None:
-        lessons = self.query_one("#lessons", OptionList)
-        lessons.highlighted = self._highlight if self._highlight is not None else 0
 
     def on_screen_resume(self) -> None:
         """Drawn again on every return, with fresh progress (when it changed); not as the
@@ -90,7 +86,7 @@ class HomeScreen(Screen[None]):
         ticked = [title if title in state.waiting_for else f"{title} ✓" for title in titles]
         return tutor_context(self).t("home.needs", needs="、".join(ticked))
 
-    def _option(self, number: int, lesson: LessonEntry) -> Option:
+    def _option(self, number: int, lesson: LessonEntry) -> tuple[str, Content]:
         ctx = tutor_context(self)
         state = ctx.lesson_state(lesson)
         mark = "✓" if state.done else "•"
@@ -105,9 +101,9 @@ class HomeScreen(Screen[None]):
             ),
             (f"   {ctx.t('home.question', question=lesson.question)}", "dim"),
         )
-        return Option(prompt, id=lesson.id)
+        return lesson.id, prompt
 
-    def _lesson_options(self) -> tuple[list[Option], int | None]:
+    def _lesson_options(self) -> tuple[list[tuple[str, Content]], int | None]:
         """The lessons as options, and which to highlight: the one where the learner
         stopped, so that Enter goes on with it."""
         ctx = tutor_context(self)
@@ -148,24 +144,19 @@ class HomeScreen(Screen[None]):
         if shown == self._shown:
             return
         self._shown = shown
-        lessons = self.query_one("#lessons", OptionList)
+        lessons = self.query_one("#lessons", LessonList)
         highlighted = lessons.highlighted
-        lessons.clear_options()
-        lessons.add_options(options)
-        if options:
-            lessons.highlighted = stopped_in if stopped_in is not None else highlighted or 0
+        lessons.set_options(options, stopped_in if stopped_in is not None else highlighted)
         self.query_one("#where", Static).update(where)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id is not None:
-            self.post_message(OpenLesson(event.option.id))
+    def on_lesson_list_opened(self, event: LessonList.Opened) -> None:
+        event.stop()
+        self.post_message(OpenLesson(event.lesson_id))
 
     def action_open(self) -> None:
-        options = self.query_one("#lessons", OptionList)
-        if options.highlighted is not None:
-            option = options.get_option_at_index(options.highlighted)
-            if option.id is not None:
-                self.post_message(OpenLesson(option.id))
+        lesson_id = self.query_one("#lessons", LessonList).highlighted_id
+        if lesson_id is not None:
+            self.post_message(OpenLesson(lesson_id))
 
     def action_resume(self) -> None:
         self.post_message(Resume())
@@ -180,6 +171,6 @@ class HomeScreen(Screen[None]):
         return "\n".join(lines)
 
 
-def _drawn(where: Content, options: list[Option]) -> list[str]:
+def _drawn(where: Content, options: list[tuple[str, Content]]) -> list[str]:
     """What the map draws, styles included (Content's own == compares the text alone)."""
-    return [where.markup, *(Content.from_text(option.prompt).markup for option in options)]
+    return [where.markup, *(prompt.markup for _, prompt in options)]
