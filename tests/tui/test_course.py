@@ -18,6 +18,7 @@ from tests.tui.conftest import LEARNER, tutor_on_pty
 from tests.waits import block_until, settle
 from tutor.content import LessonSet, load_lessons
 from tutor.core.paths import content_dir
+from tutor.progress.sql import SqlProgressStore
 from tutor.tui.app import TutorApp
 from tutor.tui.screens.home import HomeScreen
 from tutor.tui.screens.page import PageScreen
@@ -218,23 +219,31 @@ async def test_the_course_map_s_key_line_names_the_list_s_own_keys_once(
         assert text.count("帮助") == 1, text
 
 
+def calls_counted(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[str]:
+    """A list that gets "read" each time cls.name is called from now on."""
+    calls: list[str] = []
+    method = getattr(cls, name)
+
+    def counted(self: object) -> object:
+        calls.append("read")
+        return method(self)
+
+    monkeypatch.setattr(cls, name, counted)
+    return calls
+
+
 async def test_the_course_map_reads_progress_once_as_the_tutor_starts(
     make_app: Callable[..., TutorApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Built filled, the map is not read again as its screen first resumes (a third of the
     screen's own time in a served start); a return to it still reads fresh progress."""
-    reads: list[str] = []
-    lesson_options = HomeScreen._lesson_options
-
-    def counted(self: HomeScreen) -> object:
-        reads.append("read")
-        return lesson_options(self)
-
-    monkeypatch.setattr(HomeScreen, "_lesson_options", counted)
+    reads = calls_counted(monkeypatch, HomeScreen, "_map")
+    positions = calls_counted(monkeypatch, SqlProgressStore, "last_position")
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert reads == ["read"]
+        assert positions == ["read"]  # where the learner stopped, read once for the map
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("h")

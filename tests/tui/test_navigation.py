@@ -32,7 +32,7 @@ async def test_home_lists_the_lesson_as_not_started(make_app: Callable[..., Tuto
         assert f"{lesson.card.title} ({LESSON}): 未开始" in text
         assert "还没有学习记录" in text
         shipped = load_lessons(content_dir()).lessons
-        assert app.screen.query_one("#lessons", LessonList).option_count == len(shipped)
+        assert len(app.screen.query_one("#lessons", LessonList).options) == len(shipped)
 
 
 @pytest.mark.parametrize("position", range(len(load_lessons(content_dir()).lessons)))

@@ -48,9 +48,6 @@ class SentRows:
         self._rows: list[Strip] | None = None
         self._terminal: tuple[Size, object] | None = None
 
-    def forget(self) -> None:
-        self._rows = None
-
     def new_part(
         self, update: CompositorUpdate, size: Size, epoch: object = None
     ) -> CompositorUpdate:

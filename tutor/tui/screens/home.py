@@ -19,6 +19,7 @@ from tutor.tui.widgets.lesson_list import LessonList
 
 if TYPE_CHECKING:
     from tutor.content.index import LessonEntry
+    from tutor.progress.store import Position
     from tutor.tui.lessons import LessonState
 
 
@@ -39,7 +40,6 @@ class HomeScreen(Screen[None]):
         self.where_lines: list[str] = []
         # what the map shows now: where the learner is, and each lesson's option
         self._shown: list[str] = []
-        self._highlight: int | None = None
         self._just_built = False  # composed, not yet shown
 
     def help_title(self) -> str:
@@ -49,13 +49,12 @@ class HomeScreen(Screen[None]):
         """Filled as it is built: filled after the first layout instead, the course map
         was laid out and drawn twice as the tutor started, a third of a served start."""
         ctx = tutor_context(self)
-        options, self._highlight = self._lesson_options()
-        where = self._where()
+        where, options, stopped_in = self._map()
         self._shown = _drawn(where, options)
         self._just_built = True
         yield Static(Content.styled(ctx.t("app.title"), "bold"), id="page-header")
         yield Static(where, id="where")
-        yield LessonList(options, self._highlight or 0, id="lessons")
+        yield LessonList(options, stopped_in or 0, id="lessons")
         yield KeyBar()
 
     def on_screen_resume(self) -> None:
@@ -103,18 +102,19 @@ class HomeScreen(Screen[None]):
         )
         return lesson.id, prompt
 
-    def _lesson_options(self) -> tuple[list[tuple[str, Content]], int | None]:
-        """The lessons as options, and which to highlight: the one where the learner
-        stopped, so that Enter goes on with it."""
+    def _map(self) -> tuple[Content, list[tuple[str, Content]], int | None]:
+        """Where the learner stands, the lessons as options, and which to highlight: the
+        one where the learner stopped, so that Enter goes on with it (the place read once
+        for all three)."""
         ctx = tutor_context(self)
         lessons = ctx.index.lessons
         options = [self._option(n, lesson) for n, lesson in enumerate(lessons, 1)]
         position = ctx.store.last_position()
         ids = [lesson.id for lesson in lessons]
         stopped_in = ids.index(position.lesson) if position and position.lesson in ids else None
-        return options, stopped_in
+        return self._where(position), options, stopped_in
 
-    def _where(self) -> Content:
+    def _where(self, position: Position | None) -> Content:
         """Whose progress this is, where it is kept and where the learner stopped; then the
         list's heading (one widget for both: each widget costs a served start about 2 ms)."""
         ctx = tutor_context(self)
@@ -125,7 +125,6 @@ class HomeScreen(Screen[None]):
             lines.append(ctx.t("home.saved_remote", learner=learner))
         elif not store.guest:
             lines.append(ctx.t("home.saved_at", path=store.location, learner=learner))
-        position = store.last_position()
         lesson = ctx.index.lesson(position.lesson) if position else None
         if position and lesson:
             lines.append(ctx.t("home.resume", lesson=lesson.title, page=position.page))
@@ -138,8 +137,7 @@ class HomeScreen(Screen[None]):
 
     def refresh_lessons(self) -> None:
         """Progress as the store has it now; what has not changed is not drawn again."""
-        options, stopped_in = self._lesson_options()
-        where = self._where()
+        where, options, stopped_in = self._map()
         shown = _drawn(where, options)
         if shown == self._shown:
             return
