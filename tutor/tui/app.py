@@ -37,6 +37,7 @@ from tutor.tui.context import TutorContext
 from tutor.tui.crash_path import QuietCrashApp
 from tutor.tui.messages import OpenLesson, OpenPage, Resume, TurnPage
 from tutor.tui.palette import LessonPages
+from tutor.tui.pool import use_fresh_context_pool
 from tutor.tui.sent_rows import SentRows
 from tutor.tui.widgets.keybar import MIN_SIZE, KeyBar
 from tutor.words.i18n import Lang, t
@@ -176,6 +177,7 @@ class TutorApp(QuietCrashApp):
         first screen drawn is the one the learner needs (no empty default screen first)."""
         if not self.animate:
             self.animation_level = "none"
+        use_fresh_context_pool(asyncio.get_running_loop())
         self._fit(self.size)
         self._first_screen = self._first()
 
