@@ -168,6 +168,24 @@ tutor.tui.app.TutorApp.on_ready = _fault
 """
 
 
+# a fault in a callback the app's loop runs (as asyncio reports a task's fault no one read)
+LOOP_FAULT = """
+import asyncio
+
+import tutor.tui.app
+
+
+def _fault(self):
+    def fail():
+        raise RuntimeError("a fault the test put in a loop callback")
+
+    asyncio.get_running_loop().call_soon(fail)
+
+
+tutor.tui.app.TutorApp.on_ready = _fault
+"""
+
+
 # a fault in a widget's thread worker (what the neighbours, the heatmap… compute in)
 WORKER_FAULT = """
 import tutor.tui.widgets.asking
@@ -214,6 +232,15 @@ def test_a_fault_in_another_thread_ends_with_the_same_apology(tmp_path: Path) ->
     """Python printed the traceback of a thread's fault on the terminal and the app went on."""
     status, printed = run_on_pty(tmp_path, 80, 24, fault=BARE_THREAD_FAULT)
     assert_apology_and_crash_file(status, printed, tmp_path, "a fault the test put in a thread")
+
+
+@pytest.mark.pty
+def test_a_fault_the_loop_reports_ends_with_the_same_apology(tmp_path: Path) -> None:
+    """asyncio printed a callback's fault (or a task's no one read, as a worker's that failed
+    again in Textual's own handler past a served session's memory ceiling) as a traceback
+    over the learner's screen, and the app went on."""
+    status, printed = run_on_pty(tmp_path, 80, 24, fault=LOOP_FAULT)
+    assert_apology_and_crash_file(status, printed, tmp_path, "put in a loop callback")
 
 
 @pytest.mark.pty

@@ -5,12 +5,26 @@ whoever reads the screen, and keeps the bug in `crashed` for its command to repo
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from rich.console import RenderableType
 from textual.app import App
 
 
 class QuietCrashApp(App[None]):
     crashed: BaseException | None = None  # the bug that ended the app, if one did
+
+    def on_load(self) -> None:
+        asyncio.get_running_loop().set_exception_handler(self._loop_fault)
+
+    def _loop_fault(self, _loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """A fault asyncio reports (a callback's, a task's no one read) ends the app as any
+        other bug: asyncio's own handler printed its traceback over the screen and went on.
+        What it reports without a fault (a task left pending as the app ends) is no bug."""
+        error = context.get("exception")
+        if isinstance(error, Exception):
+            self._handle_exception(error)
 
     def _fatal_error(self) -> None:
         self.crashed = self.crashed or self._exception
