@@ -129,6 +129,9 @@ HOOKS = (
         "tutor.tui.screens.page",
         ("self", "event"),
     ),
+    # a resize to the size a screen is laid out at lays nothing out (tutor.tui.screens.sizing)
+    Hook("textual.screen:Screen._screen_resized", "tutor.tui.screens.sizing", ("self", "size")),
+    Hook("textual.screen:Screen._compositor", "tutor.tui.screens.sizing", assigned=True),
     # a handler that runs while its page is taken down does nothing (tutor.tui.widgets.asking)
     Hook("textual.widget:Widget._pruning", "tutor.tui.widgets.asking", assigned=True),
     Hook("textual.widget:Widget._closing", "tutor.tui.widgets.asking", assigned=True),

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 
 from tutor.core.printable import printable
 from tutor.tui.context import tutor_context
 from tutor.tui.messages import OpenLesson, Resume
+from tutor.tui.screens.sizing import ResizedOnlyByANewSize
 from tutor.tui.widgets.keybar import KeyBar
 from tutor.tui.widgets.lesson_list import LessonList
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tutor.tui.lessons import LessonState
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(ResizedOnlyByANewSize):
     help_key = "help.home"
     AUTO_FOCUS = "#lessons"  # focused as the screen starts, not after the body first
 

@@ -20,7 +20,6 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
-from textual.screen import Screen
 from textual.timer import Timer
 
 from tutor.progress.store import ProgressStore, StoreError
@@ -34,6 +33,7 @@ from tutor.tui.messages import (
     SummaryDraftChanged,
     SummarySubmitted,
 )
+from tutor.tui.screens.sizing import ResizedOnlyByANewSize
 from tutor.words.refusals import why_not_saved
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def store_errors(store: ProgressStore) -> tuple[type[Exception], ...]:
     return (*driver, StoreError, sqlite3.Error, OSError)
 
 
-class SavesProgress(Screen[None]):
+class SavesProgress(ResizedOnlyByANewSize):
     """A screen that owns the progress store's reads and writes for its widgets."""
 
     def __init__(self, name: str | None = None) -> None:

@@ -71,7 +71,9 @@ class LessonList(Widget, can_focus=True):
         self.refresh(layout=True)
 
     def render(self) -> Content:
-        width = self.content_region.width
+        # not content_region: asked while the screen is being laid out (for the list's
+        # height), it made the compositor lay the whole screen out again from inside
+        width = self.outer_size.width - self.styles.gutter.width
         style = HIGHLIGHT if self.has_focus else HIGHLIGHT_BLURRED
         parts = []
         for index, (_, prompt) in enumerate(self.options):
