@@ -504,6 +504,25 @@ def mark_class(open_as: OpenStore) -> None:
     )
 
 
+def test_a_misconception_a_learner_names_as_corrected_counts_as_fixed_by_the_grader(
+    where: dict[str, object], open_as: OpenStore
+) -> None:
+    """The summary's section of corrected misconceptions is what the grader reads as fixed:
+    the report counted only the learners still holding one, so a class that had put a
+    misconception behind it showed nothing, as if no one had ever met it."""
+    open_as(ADA).save_summary("embedding", "misconceptions-fixed", "ID 越大的词越重要。")
+    open_as(BOB).record_attempt("embedding", "explain-embedding", "ID 越大的词越重要。", False)
+    lesson = embedding_of(json.loads(report(where, "--json")))
+    rows = {row["misconception"]: row for row in lesson["misconceptions"]}
+    bigger = rows["bigger-id-matters"]
+    assert (bigger["learners"], bigger["grader_fixed"]) == (1, 1)  # Bob holds it, Ada fixed it
+    table = report(where, "--lang", "en").splitlines()
+    at = table.index(next(line for line in table if line.startswith("Misconception")))
+    assert table[at - 1].split() == ["Grader", "Grader", "Teacher", "Teacher"]
+    assert table[at].split() == ["Misconception", "held", "fixed", "held", "fixed"]
+    assert table[at + 1].split()[-4:] == ["1", "1", "0", "0"]
+
+
 def test_each_claim_and_misconception_has_the_grader_s_the_learners_and_the_teacher_s_count(
     where: dict[str, object], open_as: OpenStore
 ) -> None:

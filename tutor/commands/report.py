@@ -135,13 +135,18 @@ def _print_questions(
     if lesson.misconceptions:
         misconceptions = _table()
         misconceptions.add_column(say("report.misconception"), overflow="fold")
-        misconceptions.add_column(say("report.by_grader"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.grader_held"), justify="right", no_wrap=True)
+        misconceptions.add_column(say("report.grader_fixed"), justify="right", no_wrap=True)
         misconceptions.add_column(say("report.teacher_held"), justify="right", no_wrap=True)
         misconceptions.add_column(say("report.teacher_fixed"), justify="right", no_wrap=True)
         for item in lesson.misconceptions:
             wording = names.get(item.misconception, item.misconception)
             misconceptions.add_row(
-                wording, str(item.learners), str(item.teacher_held), str(item.teacher_fixed)
+                wording,
+                str(item.learners),
+                str(item.grader_fixed),
+                str(item.teacher_held),
+                str(item.teacher_fixed),
             )
         console.print(misconceptions)
 

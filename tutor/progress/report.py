@@ -69,6 +69,7 @@ class ClaimRow(BaseModel):
 class MisconceptionRow(BaseModel):
     misconception: str
     learners: int  # learners in whose answers the grader found it
+    grader_fixed: int = 0  # learners who named it among the misconceptions they corrected
     teacher_held: int = 0  # learners the teacher marked as still holding it
     teacher_fixed: int = 0  # learners the teacher marked as having fixed it
 
@@ -188,6 +189,7 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
     attempts = [a for a in progress.attempts if a.lesson == lesson.id]
     rows: list[LearnerRow] = []
     showing: dict[str, set[str]] = {}  # misconception -> learners
+    fixing: dict[str, set[str]] = {}  # misconception -> learners who wrote it corrected
     credited: Counter[tuple[str, str]] = Counter()  # (item, claim) -> learners, by the grader
     for learner in progress.learners(lesson.id):
         visits = {
@@ -216,6 +218,8 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
         if graded is not None:
             claims_met = [claim.id for claim in graded.met]
             found |= {misconception.id for misconception in graded.matched}
+            for misconception in graded.fixed:
+                fixing.setdefault(misconception.id, set()).add(learner)
             credited.update((SUMMARY, claim.id) for claim in graded.met)
         for question in questions:
             tries = [a for a in theirs if a.question == question.id]
@@ -279,7 +283,7 @@ def lesson_report(lesson: Lesson, progress: ClassProgress, names: dict[str, str]
         learners=rows,
         questions=question_rows,
         claims=_claim_rows(lesson, progress, credited, marks),
-        misconceptions=_misconception_rows(showing, marks),
+        misconceptions=_misconception_rows(showing, fixing, marks),
         remaining_questions=[
             RemainingQuestion(name=row.name, learner=row.learner, text=text.strip())
             for row in rows
@@ -320,10 +324,12 @@ def _claim_rows(
 
 
 def _misconception_rows(
-    showing: dict[str, set[str]], marks: dict[tuple[str, str], TeacherMarks]
+    showing: dict[str, set[str]],
+    fixing: dict[str, set[str]],
+    marks: dict[tuple[str, str], TeacherMarks],
 ) -> list[MisconceptionRow]:
-    """Each misconception the grader found or the teacher marked, most learners first; a
-    learner counts once however many of their answers show it."""
+    """Each misconception the grader found (held or corrected) or the teacher marked, most
+    learners first; a learner counts once however many of their answers show it."""
     teacher: dict[str, dict[str, set[str]]] = {}  # misconception -> held/fixed -> learners
     for (learner, _item), given in marks.items():
         for misconception, state in given.misconceptions.items():
@@ -332,10 +338,11 @@ def _misconception_rows(
         MisconceptionRow(
             misconception=name,
             learners=len(showing.get(name, ())),
+            grader_fixed=len(fixing.get(name, ())),
             teacher_held=len(teacher.get(name, {}).get("held", ())),
             teacher_fixed=len(teacher.get(name, {}).get("fixed", ())),
         )
-        for name in showing.keys() | teacher.keys()
+        for name in showing.keys() | fixing.keys() | teacher.keys()
     ]
     return sorted(rows, key=lambda row: (-row.learners, -row.teacher_held, row.misconception))
 
