@@ -25,6 +25,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
 from tutor.content.grade import number_as_stored, read_number, shown_number
@@ -229,6 +231,24 @@ class QuizQuestion(Vertical):
         lines.append((ctx.t("quiz.attempts", count=self.attempts), "dim"))
         self._show(lines)
         self.correct = correct
+        if record:
+            self.call_after_refresh(self._reveal_feedback)
+
+    def _reveal_feedback(self) -> None:
+        """Scroll the verdict and its explanations into view (from the verdict down, as far
+        as the window holds them): they appear under the submit button, and at 80x24 a
+        single choice's explanations ended five lines under the window."""
+        parts = [self.query_one("#feedback"), *self.query(RubricFeedback)]
+        shown = [part.region for part in parts if part.region.height]
+        body = next(
+            (w for w in self.ancestors if isinstance(w, Widget) and w.allow_vertical_scroll), None
+        )
+        if not shown or body is None:
+            return
+        on_screen = Region.from_union(shown)
+        # the body scrolls its virtual area: where the feedback lies in it
+        within = on_screen.translate(body.scroll_offset - body.content_region.offset)
+        body.scroll_to_region(within, animate=False, immediate=True)
 
     def saved(self, message: Saving, ok: bool) -> None:
         """The screen's answer to QuestionAnswered: a failed save is said by the answer.

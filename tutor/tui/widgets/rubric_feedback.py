@@ -90,13 +90,15 @@ class RubricFeedback(Vertical):
     def _grade(self, text: str, request: int, record: bool) -> None:
         self.post_message(self.Graded(grade(self.rubric, text), text, request, record))
 
-    def on_rubric_feedback_graded(self, message: Graded) -> None:
+    async def on_rubric_feedback_graded(self, message: Graded) -> None:
+        """Shown, self-check included, before the message goes on to the question, which
+        then scrolls all of it into view."""
         if message.request != self._request:  # a newer answer is being graded
             message.stop()
             return
         self.result = message.result
         self._show(self._findings(message.result))
-        self._offer_self_check()
+        await self._offer_self_check()
 
     def _findings(self, result: Grade) -> list[tuple[str, str]]:
         """A met claim with the clause found; an unmet one as "not found, tick it if you
@@ -131,7 +133,7 @@ class RubricFeedback(Vertical):
             lines += [(said, "bold $text-warning"), (f"  → {correction}", "")]
         return lines
 
-    def _offer_self_check(self) -> None:
+    async def _offer_self_check(self) -> None:
         """The reference claims as checkboxes, once, ticked as the learner last left them."""
         box = self.query_one("#self-check", Vertical)
         if box.children:
@@ -139,7 +141,7 @@ class RubricFeedback(Vertical):
         ctx = tutor_context(self)
         ticked = set(self.ticked)
         self.query_one("#self-check-title", Static).update(ctx.t("quiz.self_check"))
-        box.mount_all(
+        await box.mount_all(
             Checkbox(
                 self._claim_text(claim), claim.id in ticked, compact=True, id=f"check-{claim.id}"
             )

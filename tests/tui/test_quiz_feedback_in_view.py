@@ -1,0 +1,52 @@
+"""The verdict and explanations a learner's answer brings are scrolled into view.
+
+Why: the feedback appears under the submit button, and at 80x24 a single choice's
+explanations ended five lines under the window (at 120x40 a multiple choice's two): a
+learner who did not think to scroll missed why their answer was wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, RadioButton, TextArea
+
+from tests.tui.conftest import LESSON
+from tests.tui.test_quiz_summary import question_of, quiz_page, submit
+from tests.waits import settle
+from tutor.tui.app import TutorApp
+from tutor.tui.widgets.rubric_feedback import RubricFeedback
+
+pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
+
+def answer(question: Widget, kind: str) -> None:
+    if kind == "single":
+        question.query(RadioButton).first().value = True
+    elif kind == "multiple":
+        question.query(Checkbox).first().value = True
+    elif kind == "numeric":
+        question.query_one("#answer", Input).value = "3"
+    else:
+        question.query_one("#answer", TextArea).text = "ID 越大的词越重要。"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("kind", ["single", "multiple", "numeric", "text"])
+async def test_the_feedback_of_an_answer_is_in_view(
+    make_app: Callable[..., TutorApp], size: tuple[int, int], kind: str
+) -> None:
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        question = question_of(app, kind)
+        answer(question, kind)
+        await submit(pilot, question)
+        parts = [question.query_one("#feedback"), *question.query(RubricFeedback)]
+        shown = [part.region for part in parts if part.region.height]
+        top, bottom = shown[0].y, max(region.bottom for region in shown)
+        view = app.screen.query_one("#body").content_region
+        assert view.y <= top < view.bottom  # the verdict is in view
+        # and the rest, as far as the window holds it
+        assert bottom <= view.bottom or top == view.y
