@@ -33,16 +33,22 @@ def answer(question: Widget, kind: str) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-@pytest.mark.parametrize("kind", ["single", "multiple", "numeric", "text"])
+@pytest.mark.parametrize("kind", ["single", "multiple", "numeric", "text", "single by keys"])
+@pytest.mark.parametrize("animate", [False, True], ids=["still", "animated"])
 async def test_the_feedback_of_an_answer_is_in_view(
-    make_app: Callable[..., TutorApp], size: tuple[int, int], kind: str
+    make_app: Callable[..., TutorApp], size: tuple[int, int], kind: str, animate: bool
 ) -> None:
-    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0])
+    app = make_app(start_lesson=LESSON, start_page=quiz_page()[0], animate=animate)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        question = question_of(app, kind)
-        answer(question, kind)
-        await submit(pilot, question)
+        question = question_of(app, kind.removesuffix(" by keys"))
+        if kind == "single by keys":  # Tab to the options, Down to the second, Enter
+            await pilot.press("tab", "down", "enter")
+            await settle(pilot)
+            await pilot.pause(0.5)  # an animated scroll has ended
+        else:
+            answer(question, kind)
+            await submit(pilot, question)
         parts = [question.query_one("#feedback"), *question.query(RubricFeedback)]
         shown = [part.region for part in parts if part.region.height]
         top, bottom = shown[0].y, max(region.bottom for region in shown)
