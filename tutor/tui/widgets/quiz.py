@@ -25,6 +25,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static, TextArea
 
 from tutor.content.grade import number_as_stored, read_number, shown_number
@@ -34,6 +35,7 @@ from tutor.tui.messages import QuestionAnswered, QuizDraftChanged, Saving
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
 from tutor.tui.widgets.quiz_choices import PICKED, Chosen, MultipleChoice, Option, SingleChoice
+from tutor.tui.widgets.reveal import RevealsFeedback
 from tutor.tui.widgets.rubric_feedback import RubricFeedback, styled_lines
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ class SavedAnswer:
     draft: Any = None  # typed or ticked since, not submitted; None when there is none
 
 
-class QuizQuestion(Vertical):
+class QuizQuestion(RevealsFeedback):
     DEFAULT_CSS = """
     QuizQuestion { height: auto; margin: 1 0; padding: 0 1; border: round $primary 50%; }
     QuizQuestion > Static { height: auto; }
@@ -88,7 +90,6 @@ class QuizQuestion(Vertical):
         self.saved_answer = saved or SavedAnswer()
         self.attempts = self.saved_answer.attempts  # this visit's attempts count too
         self.feedback: list[tuple[str, str]] = []
-        self._reveal_pending = False  # an answer's feedback, to scroll to once laid out
         self.correct: bool | None = None  # of the last graded answer
         # the answer as the store keeps it (draft, else last attempt): a change from it is
         # a new draft, a restore into the controls is not
@@ -231,24 +232,10 @@ class QuizQuestion(Vertical):
         self._show(lines)
         self.correct = correct
         if record:
-            # once laid out: the question grows with it (on_resize), or keeps its size
-            self._reveal_pending = True
-            self.call_after_refresh(self._reveal_feedback)
+            self.reveal_feedback()
 
-    def on_resize(self) -> None:
-        if self._reveal_pending:
-            self._reveal_pending = False
-            self._reveal_feedback()
-
-    def _reveal_feedback(self) -> None:
-        """Scroll the verdict and its explanations into view (from the verdict down, as far
-        as the window holds them): they appear under the submit button, and at 80x24 a
-        single choice's explanations ended five lines under the window. The last part
-        first, then the verdict, which stays at the top if they do not fit together."""
-        parts = [self.query_one("#feedback"), *self.query(RubricFeedback)]
-        shown = [part for part in parts if part.display and part.outer_size.height]
-        for part in shown[-1:] + shown[:1]:
-            self.screen.scroll_to_widget(part, animate=False, immediate=True)
+    def feedback_parts(self) -> list[Widget]:
+        return [self.query_one("#feedback"), *self.query(RubricFeedback)]
 
     def saved(self, message: Saving, ok: bool) -> None:
         """The screen's answer to QuestionAnswered: a failed save is said by the answer.

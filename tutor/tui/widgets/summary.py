@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Button, Markdown, Static, TextArea
 
 from tutor.content.grade import Grade, summary_answer, summary_rubric
@@ -27,6 +27,7 @@ from tutor.tui.first_screen import Later
 from tutor.tui.messages import Saving, SummaryDraftChanged, SummarySubmitted
 from tutor.tui.widgets.asking import still_shown
 from tutor.tui.widgets.capped_text import CappedTextArea
+from tutor.tui.widgets.reveal import RevealsFeedback
 from tutor.tui.widgets.rubric_feedback import RubricFeedback
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class SavedSummary:
     ticked: tuple[str, ...] = ()  # the reference claims ticked in the self-check
 
 
-class SummaryEditor(Vertical):
+class SummaryEditor(RevealsFeedback):
     DEFAULT_CSS = """
     SummaryEditor { height: auto; margin: 1 0; }
     SummaryEditor > Static { height: auto; }
@@ -69,6 +70,7 @@ class SummaryEditor(Vertical):
         self._texts = {s.id: self.saved_summary.texts.get(s.id, "") for s in summary.sections}
         self.result: Grade | None = None
         self._latest: SummaryDraftChanged | None = None  # the last change posted
+        self._grading_submission = False  # graded because the learner submitted just now
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -137,6 +139,7 @@ class SummaryEditor(Vertical):
             self._status(ctx.t("summary.empty"))
             return
         self.post_message(SummarySubmitted(self, self.lesson_id, texts))
+        self._grading_submission = True
         self._grade()
 
     def _grade(self) -> None:
@@ -144,9 +147,16 @@ class SummaryEditor(Vertical):
         self.query_one(RubricFeedback).grade(answer, record=False)
 
     def on_rubric_feedback_graded(self, message: RubricFeedback.Graded) -> None:
+        submitted_now = self._grading_submission
+        self._grading_submission = False
         self.result = message.result
         self.query_one("#grade", Static).update(Content.assemble(*self._grade_parts()))
         self.add_class("-submitted")
+        if submitted_now:  # not a summary shown graded as the page opens
+            self.reveal_feedback()
+
+    def feedback_parts(self) -> list[Widget]:
+        return [self.query_one("#grade"), self.query_one(RubricFeedback)]
 
     def _grade_parts(self) -> list[str | tuple[str, str]]:
         ctx = tutor_context(self)
