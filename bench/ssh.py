@@ -525,9 +525,11 @@ async def first_screens(
             await conn.wait_closed()
             await sessions_ended()  # else it may count against the first round's room
             times: list[float] = []
+            cpu: list[float] = []
             for _ in range(rounds):
                 opened = await asyncio.gather(*(first_screen(port, marks) for _ in range(at_once)))
                 times += [seconds for seconds, _, _ in opened]
+                cpu += sessions_cpu_ms(server.pid)
                 for _, conn, _ in opened:
                     conn.close()
                     await conn.wait_closed()
@@ -535,7 +537,26 @@ async def first_screens(
         finally:
             await stopped(server)
     session = {"session": yardstick or "tutor", "session_start": how}
-    return {**session, "at_once": at_once, "rounds": rounds, **summary_ms(times)}
+    return {
+        **session,
+        "at_once": at_once,
+        "rounds": rounds,
+        **summary_ms(times),
+        # less noisy than the p95: what each session had cost once its round was drawn
+        "session_cpu_ms": {"n": len(cpu), "median": round(statistics.median(cpu), 1)},
+    }
+
+
+def sessions_cpu_ms(server: int) -> list[float]:
+    """The CPU each learner's session under `server` has used so far, every thread's
+    (/proc/PID/task/*/schedstat, in nanoseconds)."""
+    used = []
+    for pid in process_tree(server):
+        with contextlib.suppress(OSError, ValueError):
+            if is_session(pid):
+                tasks = Path(f"/proc/{pid}/task").iterdir()
+                used.append(sum(int((t / "schedstat").read_text().split()[0]) for t in tasks) / 1e6)
+    return used
 
 
 async def input_flood(marks: dict[str, str], total: int, seconds: float) -> list[dict[str, object]]:

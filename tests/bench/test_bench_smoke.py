@@ -215,6 +215,7 @@ def test_first_screens_are_measured_beside_their_yardsticks() -> None:
     for row in rows:
         assert row["n"] == row["at_once"] * row["rounds"] == 3
         assert 0 < row["median_ms"] <= row["p95_ms"] <= row["max_ms"]
+        assert row["session_cpu_ms"]["n"] == 3 and row["session_cpu_ms"]["median"] > 0
     # the target is a ratio to the bare app measured beside it (issue 24)
     tutor, _, bare = rows
     ratio = round(tutor["p95_ms"] / bare["p95_ms"], 2)
