@@ -59,7 +59,7 @@ class LessonList(Widget, can_focus=True):
     ) -> None:
         super().__init__(id=id)
         self.options = options
-        self.highlighted = min(max(highlighted, 0), max(len(options) - 1, 0))
+        self.highlighted = self._within(highlighted)
 
     @property
     def highlighted_id(self) -> str | None:
@@ -67,13 +67,20 @@ class LessonList(Widget, can_focus=True):
 
     def set_options(self, options: list[tuple[str, Content]], highlighted: int) -> None:
         self.options = options
-        self.highlighted = min(max(highlighted, 0), max(len(options) - 1, 0))
+        self.highlighted = self._within(highlighted)
         self.refresh(layout=True)
 
+    def _within(self, index: int) -> int:
+        return min(max(index, 0), max(len(self.options) - 1, 0))
+
+    @property
+    def _text_width(self) -> int:
+        """Not content_region's: asked while the screen is laid out (for the list's
+        height), that made the compositor lay the whole screen out again from inside."""
+        return self.outer_size.width - self.styles.gutter.width
+
     def render(self) -> Content:
-        # not content_region: asked while the screen is being laid out (for the list's
-        # height), it made the compositor lay the whole screen out again from inside
-        width = self.outer_size.width - self.styles.gutter.width
+        width = self._text_width
         style = HIGHLIGHT if self.has_focus else HIGHLIGHT_BLURRED
         parts = []
         for index, (_, prompt) in enumerate(self.options):
@@ -85,7 +92,7 @@ class LessonList(Widget, can_focus=True):
         return Content("\n").join(parts)
 
     def action_move(self, step: int) -> None:
-        self.action_move_to(min(max(self.highlighted + step, 0), len(self.options) - 1))
+        self.action_move_to(self._within(self.highlighted + step))
 
     def action_move_to(self, index: int) -> None:
         if self.options:
@@ -100,7 +107,7 @@ class LessonList(Widget, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        width, top = max(self.content_region.width, 1), 0
+        width, top = max(self._text_width, 1), 0
         for index, (_, prompt) in enumerate(self.options):
             top += len(prompt.wrap(width))
             if offset.y < top:

@@ -70,7 +70,6 @@ class SummaryEditor(RevealsFeedback):
         self._texts = {s.id: self.saved_summary.texts.get(s.id, "") for s in summary.sections}
         self.result: Grade | None = None
         self._latest: SummaryDraftChanged | None = None  # the last change posted
-        self._grading_submission = False  # graded because the learner submitted just now
 
     def compose(self) -> ComposeResult:
         ctx = tutor_context(self)
@@ -103,7 +102,7 @@ class SummaryEditor(RevealsFeedback):
         ctx = tutor_context(self)
         self._status(ctx.t("summary.guest") if self.saved_summary.guest else "")
         if self.saved_summary.submitted:
-            self._grade()
+            self._grade(submitted_now=False)
 
     def texts(self) -> dict[str, str]:
         return dict(self._texts)
@@ -139,20 +138,19 @@ class SummaryEditor(RevealsFeedback):
             self._status(ctx.t("summary.empty"))
             return
         self.post_message(SummarySubmitted(self, self.lesson_id, texts))
-        self._grading_submission = True
-        self._grade()
+        self._grade(submitted_now=True)
 
-    def _grade(self) -> None:
+    def _grade(self, *, submitted_now: bool) -> None:
+        """`submitted_now` travels as the Graded message's `record` (the screen records the
+        submission itself, from SummarySubmitted): the findings are then scrolled to."""
         answer = summary_answer(self.summary, self.texts())
-        self.query_one(RubricFeedback).grade(answer, record=False)
+        self.query_one(RubricFeedback).grade(answer, record=submitted_now)
 
     def on_rubric_feedback_graded(self, message: RubricFeedback.Graded) -> None:
-        submitted_now = self._grading_submission
-        self._grading_submission = False
         self.result = message.result
         self.query_one("#grade", Static).update(Content.assemble(*self._grade_parts()))
         self.add_class("-submitted")
-        if submitted_now:  # not a summary shown graded as the page opens
+        if message.record:  # not a summary shown graded as the page opens
             self.reveal_feedback()
 
     def feedback_parts(self) -> list[Widget]:
