@@ -188,3 +188,48 @@ def test_the_platform_cache_folder_is_looked_up_once_per_home(
     monkeypatch.setenv("HOME", str(tmp_path / "other"))
     assert paths.default_cache_dir() == tmp_path / "other" / ".cache" / "embedding-tutor"
     assert len(looked_up) == 2
+
+
+NO_OPENSSL = """
+    import json, sys
+    import tutor.commands.app as command
+    from tutor.cli import main
+
+    seen = {}
+
+    async def look(pilot):
+        await pilot.pause()
+        await pilot.press("enter")  # the first lesson's first page: facts, hashed content
+        for _ in range(3):
+            await pilot.pause()
+            await pilot.app.workers.wait_for_complete()
+        seen["screen"] = type(pilot.app.screen).__name__
+        seen["hashlib"] = "hashlib" in sys.modules
+        seen["openssl_modules"] = [m for m in ("ssl", "_ssl", "_hashlib") if sys.modules.get(m)]
+        with open("/proc/self/maps") as maps:
+            seen["libcrypto_mapped"] = "libcrypto" in maps.read()
+        pilot.app.exit()
+
+    build = command.build  # the app as `tutor` builds it, nothing imported before
+
+    def headless(args):
+        app = build(args)
+        run = app.run
+        app.run = lambda: run(headless=True, size=(80, 24), auto_pilot=look)
+        return app
+
+    command.build = headless
+    main(["--learner", "ada"])
+    print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps")
+def test_a_learners_app_never_loads_openssl(tmp_path: Path) -> None:
+    """About 4.5 MB of every learner's memory (tutor.tuning.without_openssl): the lesson
+    page hashes with Python's own SHA-256 and asyncio runs without ssl."""
+    seen = run(NO_OPENSSL, tmp_path / "cache", tmp_path / "data")
+    assert seen["screen"] == "ObjectivesScreen"
+    assert seen["hashlib"] is True  # the page did hash (the facts' and content caches)
+    assert seen["openssl_modules"] == []
+    assert seen["libcrypto_mapped"] is False

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from tests.waits import WAIT_SECONDS
+from tutor import tuning
 
 SCHEDULE = """
 import gc, json
@@ -40,3 +41,13 @@ def test_the_apps_schedule_and_back() -> None:
     assert seen["paused"] is False
     assert seen["collecting"] == [True, True, [young, middle, full * seen["deferred"]]]
     assert seen["restored"] == [True, seen["threshold"]]
+
+
+def test_a_process_that_has_ssl_keeps_it() -> None:
+    """The served template and a test run load asyncio (and so ssl) before any app: they
+    are left whole, not left with half of OpenSSL marked absent."""
+    import ssl
+
+    assert tuning.without_openssl() is False
+    assert sys.modules["ssl"] is ssl
+    assert all(sys.modules.get(name) is not None for name in ("ssl", "_ssl"))

@@ -123,6 +123,7 @@ def build(args: argparse.Namespace) -> TutorApp:
     from tutor import tuning
 
     tuning.pause_collection()  # while Textual loads; the app turns it on (tutor.tuning)
+    tuning.without_openssl()  # before asyncio is imported (tutor.tuning)
 
     from tutor.core.paths import content_dir
     from tutor.progress.opening import open_in_background
