@@ -31,10 +31,11 @@ template does not apply them.
 OpenSSL, the local app (`without_openssl`, applied by tutor.commands.app before Textual
 loads): a learner's app talks to no network and hashes only with SHA-256, which Python
 also has built in; asyncio imports `ssl` and hashlib imports `_hashlib`, and either maps
-OpenSSL's libcrypto and sets it up, about 4.5 MB of every learner's memory (the walk
-through the course peaked at 103 against 108 MB, bench/memory.py side by side). Both
-modules are marked absent, the way Python runs where it was built without OpenSSL, and
-asyncio and hashlib take their documented fallbacks. Only when neither is loaded yet: a
+OpenSSL's libcrypto and sets it up, about 4 MB of every learner's memory (the walk
+through the course peaked at 104.9 and 105.3 against 108.9 and 108.4 MB, bench/memory.py
+side by side; docs/performance.md). Both modules are marked absent, the way Python runs
+where it was built without OpenSSL, and asyncio and hashlib take their documented
+fallbacks. Only when neither is loaded yet: a
 process that already has one (a test run, the served template) is left as it is.
 
 The build: torch's CPU kernels are pinned (tutor/core/kernels.py, a build input kept

@@ -226,7 +226,7 @@ NO_OPENSSL = """
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps")
 def test_a_learners_app_never_loads_openssl(tmp_path: Path) -> None:
-    """About 4.5 MB of every learner's memory (tutor.tuning.without_openssl): the lesson
+    """About 4 MB of every learner's memory (tutor.tuning.without_openssl): the lesson
     page hashes with Python's own SHA-256 and asyncio runs without ssl."""
     seen = run(NO_OPENSSL, tmp_path / "cache", tmp_path / "data")
     assert seen["screen"] == "ObjectivesScreen"
