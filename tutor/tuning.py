@@ -33,10 +33,10 @@ loads): a learner's app talks to no network and hashes only with SHA-256, which 
 also has built in; asyncio imports `ssl` and hashlib imports `_hashlib`, and either maps
 OpenSSL's libcrypto and sets it up, about 4 MB of every learner's memory (the walk
 through the course peaked at 104.9 and 105.3 against 108.9 and 108.4 MB, bench/memory.py
-side by side; docs/performance.md). Both modules are marked absent, the way Python runs
+side by side; docs/performance.md). The modules are marked absent, the way Python runs
 where it was built without OpenSSL, and asyncio and hashlib take their documented
-fallbacks. Only when neither is loaded yet: a
-process that already has one (a test run, the served template) is left as it is.
+fallbacks. Only when none of them is loaded yet: a process that already has one (a test
+run, the served template) is left as it is.
 
 The build: torch's CPU kernels are pinned (tutor/core/kernels.py, a build input kept
 there, imported by tutor/core/train.py before torch), so a build computes the same bits
@@ -52,10 +52,10 @@ from typing import Any
 
 PYTHON_GC_THRESHOLD = gc.get_threshold()  # as the process had it, given back when an app ends
 FULL_COLLECTIONS_DEFERRED = 10
-OPENSSL_MODULES = ("ssl", "_ssl", "_hashlib")
 FREEZE_AFTER_S = 1.0  # after the first screen, when Textual's long-lived objects are frozen
 ARENAS = 2
 _M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+OPENSSL_MODULES = ("ssl", "_ssl", "_hashlib")  # the modules that map libcrypto
 
 
 def pause_collection() -> None:
