@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import re
 from pathlib import Path
 
@@ -146,3 +147,47 @@ def test_the_recorded_run_is_mapped_not_copied(tmp_path: Path) -> None:
     with pytest.raises(trajectory.TrajectoryError) as raised:
         recorded_run(model_dir)
     assert raised.value.code == "trajectory_unreadable"
+
+
+def _resident_bytes(rows: np.ndarray) -> int:
+    """How much of the file map holding `rows` this process holds in memory (its Rss in
+    /proc/self/smaps; another map of the same file is not counted)."""
+    address = rows.__array_interface__["data"][0]
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            start, end = (int(bound, 16) for bound in fields[0].split("-"))
+            inside = start <= address < end
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1]) * 1024
+    return resident
+
+
+def test_a_pass_over_the_recorded_run_keeps_one_checkpoint_in_memory() -> None:
+    """The training page reads every checkpoint of the mapped run (its heatmaps, its
+    neighbours, its contrast curve, its map) while the learner's memory is at its walk's
+    highest; each checkpoint's pages go back to the page cache once it is read, so a pass
+    never holds the whole run (1.8 MB of the shipped one), only about one checkpoint."""
+    from tutor.core.paths import default_model_dir
+    from tutor.core.projection import direction_agreement, run_map
+    from tutor.core.recorded import recorded_run
+
+    run = recorded_run(default_model_dir())
+    one_checkpoint = run.rows[0].nbytes + 2 * mmap.PAGESIZE  # its pages, cut anywhere
+    assert run.rows.nbytes > 10 * one_checkpoint  # the test can tell the two apart
+    float(run.rows[0].sum())  # read where it lies, as a pass read it before
+    assert _resident_bytes(run.rows) >= run.rows[0].nbytes  # and this test sees it
+    run.hand_back()
+    tokens = ["小明", "小红", "猫", "狗", "苹果", "汽车", "男人", "女人"]
+    held = []
+    for index in range(len(run.steps)):
+        run.similarity(tokens, index)
+        run.nearest("猫", index)
+        direction_agreement(run, [("男人", "女人")], index, tokens)
+        held.append(_resident_bytes(run.rows))
+    assert run.contrast.shape == (len(run.steps),)
+    held.append(_resident_bytes(run.rows))
+    run_map(run, tokens, [("男人", "女人")])
+    held.append(_resident_bytes(run.rows))
+    assert max(held) <= one_checkpoint

@@ -127,17 +127,21 @@ def run_map(
     first axis the (male, female) `pairs`' mean difference over them all, if any, and its
     other axis the principal direction across it of the tokens not in a pair (the pair
     words lie far from the rest and would take the axis for themselves)."""
-    rows = run.rows[:, [run.token_index(t) for t in tokens]]  # as stored (float32): the
-    # fit and the projection read one checkpoint at a time in float64
+    paired = [t for pair in pairs for t in pair]
+    read = [*tokens, *(t for t in dict.fromkeys(paired) if t not in tokens)]
+    at = [run.token_index(t) for t in read]
+    # the mapped tokens' rows and the pairs', as stored (float32), read out of the run a
+    # checkpoint at a time; the fit and the projection take one at a time in float64
+    stored = np.stack([run.at(index)[at] for index in range(len(run.steps))])
+    rows = stored[:, : len(tokens)]
     if not pairs:
         plane = fit_plane(rows)
     else:
 
         def column(token: str) -> np.ndarray:  # one token's row at every step
-            return np.asarray(run.rows[:, run.token_index(token)], dtype=np.float64)
+            return np.asarray(stored[:, read.index(token)], dtype=np.float64)
 
         along = np.mean([column(b) - column(a) for a, b in pairs], axis=(0, 1))
-        paired = {t for pair in pairs for t in pair}
         plane = fit_plane(rows, along, [n for n, t in enumerate(tokens) if t not in paired])
     points = np.stack([plane.project(checkpoint) for checkpoint in rows])
     return RunMap(list(tokens), plane, points, points.min(axis=(0, 1)), points.max(axis=(0, 1)))
@@ -166,7 +170,7 @@ def direction_agreement(
     """At checkpoint `index`: the cosine between the mean female − male difference of
     `pairs` and the female names' mean row − the male names' (names among `tokens`, or
     among all recorded tokens); chance from every two disjoint pairs of those rows."""
-    rows = np.asarray(run.rows[index], dtype=np.float64)
+    rows = np.asarray(run.at(index), dtype=np.float64)
     row = {t: rows[run.token_index(t)] for t in (tokens or run.tokens)}
     male, female = gender_of_names(list(row))
     pair = np.mean([rows[run.token_index(b)] - rows[run.token_index(a)] for a, b in pairs], axis=0)
