@@ -581,15 +581,15 @@ class TutorApp(QuietCrashApp):
         learner who typed nothing took six rounds, 2.4 ms of a served session's CPU)."""
         for _ in range(_MESSAGE_HOPS):
             handled: list[asyncio.Event] = []
-            pumps = [self, *self.screen.walk_children(with_self=True)]
-            for pump in pumps[1:]:
+            widgets = list(self.screen.walk_children(with_self=True))
+            for pump in widgets:
                 event = asyncio.Event()
                 if pump.call_later(event.set):
                     handled.append(event)
             with contextlib.suppress(TimeoutError):
                 waits = (event.wait() for event in handled)
                 await asyncio.wait_for(asyncio.gather(*waits), _HOP_WAIT_S)
-            if not any(pump.message_queue_size for pump in pumps):
+            if not any(pump.message_queue_size for pump in (self, *widgets)):
                 break  # every message sent before this round is handled, and none since
         self.exit(return_code=code)
 
