@@ -97,7 +97,7 @@ async def test_a_tutor_with_nothing_in_flight_stops_after_one_round(
 ) -> None:
     """The stop waits for the widgets' queues until a round finds them all empty, not
     always _MESSAGE_HOPS rounds: a session whose learner typed nothing (most hang-ups
-    on the course map) spent 2.4 ms of CPU on six rounds while other learners started."""
+    on the course map) spent 2.4 ms of a served session's CPU on six rounds."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

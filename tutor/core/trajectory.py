@@ -184,6 +184,7 @@ class Trajectory:
         self.meta = meta
         self.rows = rows
         self._index = {piece: n for n, piece in enumerate(meta.tokens)}
+        self._read: tuple[int, np.ndarray] | None = None  # see `at`
 
     @property
     def steps(self) -> list[int]:
@@ -231,11 +232,15 @@ class Trajectory:
         return self._index[piece]
 
     def at(self, index: int) -> np.ndarray:
-        """(tokens, d): the rows of the `index`-th checkpoint, read out of the run's file
-        map and its pages handed back (`hand_back`)."""
-        rows = np.array(self.rows[index])
-        self.hand_back()
-        return rows
+        """(tokens, d), read-only: the rows of the `index`-th checkpoint, read out of the
+        run's file map and its pages handed back (`hand_back`). The last one read is
+        kept: a checkpoint's heatmap, neighbours and cosine each ask for it in turn."""
+        if self._read is None or self._read[0] != index:
+            rows = np.array(self.rows[index])
+            rows.flags.writeable = False
+            self.hand_back()
+            self._read = (index, rows)
+        return self._read[1]
 
     def hand_back(self) -> None:
         """Give the pages of a run mapped from its file (recorded_run) back to the page
