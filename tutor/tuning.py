@@ -5,9 +5,11 @@ Garbage collection, the local app (`tutor`, applied by tutor.commands.app and
 tutor.tui.app):
 - off while Textual loads (`pause_collection`): importing it made about 90 collections of
   objects that all live on, charged to the first screen;
-- one second after the first screen, what survives a collection is frozen and collection
-  is on again (`collect_from_now`): every full collection had rescanned Textual's objects,
-  ~30 ms each (the heatmap switch's p95 went from 64.9 to 20.0 ms);
+- one second after the first screen, or before the first page is built if that comes
+  sooner, what survives a collection is frozen and collection is on again
+  (`collect_from_now`): every full collection had rescanned Textual's objects, ~30 ms
+  each (the heatmap switch's p95 went from 64.9 to 20.0 ms); never later, when a page
+  would be frozen with them and never freed (the course walk 1.5-2 MB higher);
 - Python's own full collections put off tenfold (FULL_COLLECTIONS_DEFERRED) and one run
   after each page turn instead (`collect_after_page_turn`): on Python's schedule one
   (20-160 ms) fell inside a page build every few turns (tests/tui/test_page_garbage.py);

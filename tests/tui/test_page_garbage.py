@@ -60,12 +60,36 @@ async def test_pages_left_behind_are_freed_after_the_turn(
                 await pilot.pause()
         finally:
             gc.callbacks.remove(note)
-        # pages 1-6 were left for page 7: page 6 is kept (n then p is instant); 1-4 are
-        # gone; 5 goes with this turn's collection or the next one (the tasks of its
-        # timers may still hold it as this one runs)
+        # pages 1-6 were left for page 7: page 6 is kept (n then p is instant); 1-5 are
+        # gone, 5 with this turn's own collection (not the next turn's: a callback the
+        # page queued as it left still held it when the collection ran)
         freed = [page() is None for page in pages]
-        assert freed[:4] == [True] * 4
-        assert freed[5] is False
+        assert freed == [True] * 5 + [False]
         # every full collection was the app's own, after a turn: none fell inside one
         assert full_on_pythons_schedule == []
     assert gc.get_threshold() == PYTHON_GC_THRESHOLD  # the app's schedule ended with it
+
+
+async def test_pages_opened_within_the_first_second_are_freed_once_left(
+    make_app: Callable[..., TutorApp],
+) -> None:
+    """The app freezes what it made before its first page (tutor.tuning): a learner who
+    opened pages within a second of the start (or started on a page) had them frozen
+    too, and taken down they were never freed."""
+    app = make_app()
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        first_two = [weakref.ref(screen) for screen in app._kept]
+        assert len(first_two) == 2
+        await pilot.pause(FREEZE_AFTER_S + 0.2)  # the freeze's second, two pages open
+        assert gc.get_freeze_count() > 0
+        for _ in range(3):  # pages 3-5: 1 and 2 are taken down
+            await pilot.press("n")
+            await settle(pilot)
+        for _ in range(20):
+            await pilot.pause()
+        assert [page() is None for page in first_two] == [True, True]

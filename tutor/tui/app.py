@@ -161,6 +161,7 @@ class TutorApp(QuietCrashApp):
         self._opening: tuple[str, int] | None = None  # the page open_page went to last
         self._focused_before_small: Widget | None = None  # focus to give back, see _fit
         self._kept: list[PageScreen] = []  # built pages kept, least recently shown first
+        self._long_lived_frozen = False  # see _freeze_long_lived
         # what was typed on pages taken down, by (lesson id, page number), oldest first
         self._typed: dict[tuple[str, int], dict[str, str]] = {}
         self._sent_rows = SentRows()  # what the terminal shows, see _display
@@ -278,16 +279,23 @@ class TutorApp(QuietCrashApp):
     def on_ready(self) -> None:
         # Not now: the first screen's key line is still to be drawn, and a learner waits
         # for that; a second later nobody does.
-        self.set_timer(tuning.FREEZE_AFTER_S, tuning.collect_from_now)
+        self.set_timer(tuning.FREEZE_AFTER_S, self._freeze_long_lived)
         # Once that line is drawn and before any key can open a page (whose workers are
         # the threads that would each keep an arena). It loads ctypes, which the first
         # screen does without.
         self.call_after_refresh(tuning.limit_arenas)
 
+    def _freeze_long_lived(self) -> None:
+        """What the app made before its first page lives as long as it does: frozen once
+        (tutor.tuning), a second after the first screen or before the first page is built
+        if that comes sooner. Never with a page open: a frozen page is never freed."""
+        if not self._long_lived_frozen:
+            self._long_lived_frozen = True
+            tuning.collect_from_now()
+
     @staticmethod
     def _collect_pages_left() -> None:
-        """Once the new page is on screen, not in the middle of building it (tutor.tuning).
-        (The page left just now is freed by the next one: its timers' tasks still hold it.)"""
+        """Once the new page is on screen, not in the middle of building it (tutor.tuning)."""
         tuning.collect_after_page_turn()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -439,6 +447,7 @@ class TutorApp(QuietCrashApp):
             self._kept.remove(kept)
             self._kept.append(kept)
             return kept
+        self._freeze_long_lived()
         screen = screen_class(page.kind)(lesson, page)
         typed = self._typed.pop((lesson.id, page.number), None)
         if typed is not None:
@@ -468,7 +477,9 @@ class TutorApp(QuietCrashApp):
                 await screen.remove()
             left_behind = True
         if left_behind:
-            self.call_after_refresh(self._collect_pages_left)
+            # a refresh later than the page's own callbacks: as it left, its focus queued
+            # one (Screen.refresh_bindings) to run after this refresh, and that held it
+            self.call_after_refresh(self.call_after_refresh, self._collect_pages_left)
 
     def _keep_typed(self, screen: PageScreen) -> None:
         """What the learner typed on a page being taken down, for its next build."""
