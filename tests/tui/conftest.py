@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual._compositor import Compositor
 
 from tests.waits import POLL_SECONDS
 from tutor.content import Lesson, load_lessons
@@ -122,6 +123,20 @@ def app_for(data_dir: Path, **options: object) -> TutorApp:
 @pytest.fixture
 def make_app(data_dir: Path) -> Callable[..., TutorApp]:
     return functools.partial(app_for, data_dir)
+
+
+@pytest.fixture
+def layouts(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every full layout of a screen, as it happens (the screen laid out, once each)."""
+    done: list[object] = []
+    own = Compositor.reflow
+
+    def counted(self: Compositor, parent: object, size: object) -> object:
+        done.append(parent)
+        return own(self, parent, size)
+
+    monkeypatch.setattr(Compositor, "reflow", counted)
+    return done
 
 
 def tutor_on_pty(

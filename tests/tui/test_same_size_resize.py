@@ -11,24 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from textual._compositor import Compositor
 
 from tests.waits import settle
 from tutor.tui.app import TutorApp
-
-
-@pytest.fixture
-def layouts(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every full layout of a screen, as it happens."""
-    done: list[object] = []
-    own = Compositor.reflow
-
-    def counted(self: Compositor, parent: object, size: object) -> object:
-        done.append(parent)
-        return own(self, parent, size)
-
-    monkeypatch.setattr(Compositor, "reflow", counted)
-    return done
 
 
 @pytest.mark.parametrize("start", [{}, {"start_lesson": "embedding", "start_page": 3}])

@@ -22,14 +22,17 @@ import textual._wrap
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual._loop import loop_last
 from textual._parser import ParseError, Peek1, Read1, TokenCallback
+from textual._time import get_time as message_clock
 from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.css.stylesheet import Stylesheet
 from textual.drivers._writer_thread import WriterThread
+from textual.widgets._toast import ToastRack
 
 from tutor.hooks import Hook
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.screen import Screen
     from textual.widget import Widget
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "WriterThread",
     "XTermParser",
     "loop_last",
+    "message_clock",
 ]
 
 
@@ -132,6 +136,22 @@ HOOKS = (
     # a resize to the size a screen is laid out at lays nothing out (tutor.tui.screens.sizing)
     Hook("textual.screen:Screen._screen_resized", "tutor.tui.screens.sizing", ("self", "size")),
     Hook("textual.screen:Screen._compositor", "tutor.tui.screens.sizing", assigned=True),
+    # a screen's first layout is its only one unless a scrollbar came (tutor.tui.screens.sizing)
+    Hook(
+        "textual.screen:Screen._refresh_layout",
+        "tutor.tui.screens.sizing",
+        ("self", "size", "scroll"),
+    ),
+    Hook("textual.widget:Widget._layout_required", "tutor.tui.screens.sizing", assigned=True),
+    Hook("textual.screen:Screen._on_layout", "tutor.tui.screens.sizing", ("self", "message")),
+    Hook("textual.screen:Screen._on_update", "tutor.tui.screens.sizing", ("self", "message")),
+    Hook("textual.widget:Widget._repaint_required", "tutor.tui.screens.sizing", assigned=True),
+    Hook("textual._time:get_time", "tutor.tui.screens.sizing"),
+    Hook(
+        "textual.widgets._toast:ToastRack.show",
+        "tutor.tui.screens.sizing",
+        ("self", "notifications"),
+    ),
     # a handler that runs while its page is taken down does nothing (tutor.tui.widgets.asking)
     Hook("textual.widget:Widget._pruning", "tutor.tui.widgets.asking", assigned=True),
     Hook("textual.widget:Widget._closing", "tutor.tui.widgets.asking", assigned=True),
@@ -183,6 +203,21 @@ def install_stylesheet_parsers(parse_rules: Any, parse_style: Any) -> None:
 def stylesheet_variables(stylesheet: Stylesheet) -> dict[str, str]:
     """The variables the stylesheet substitutes as it parses (a new dict when replaced)."""
     return stylesheet._variables
+
+
+def hide_notice_racks(screen: Screen[Any]) -> None:
+    """Textual's notice rack, off as its CSS has it, set off inline too: Textual does that
+    (ToastRack.show) as the screen resumes, after its first frame, and the inline rule is
+    new then, so the whole screen was laid out again for a widget that stays hidden."""
+    for rack in screen.query(ToastRack):
+        rack.display = False
+
+
+def drop_refresh_requests(widgets: list[Widget]) -> None:
+    """The widgets' requests to be laid out or drawn again (refresh()), not yet sent to
+    their screen, dropped."""
+    for widget in widgets:
+        widget._layout_required = widget._repaint_required = False
 
 
 def taken_down(widget: Widget) -> bool:
