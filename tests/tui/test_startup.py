@@ -190,7 +190,7 @@ def test_the_platform_cache_folder_is_looked_up_once_per_home(
     assert len(looked_up) == 2
 
 
-NO_OPENSSL = """
+FIRST_PAGE = """
     import json, sys
     import tutor.commands.app as command
     from tutor.cli import main
@@ -210,6 +210,7 @@ NO_OPENSSL = """
         seen["openssl_modules"] = [m for m in ("ssl", "_ssl", "_hashlib") if sys.modules.get(m)]
         with open("/proc/self/maps") as maps:
             seen["libcrypto_mapped"] = "libcrypto" in maps.read()
+        seen["metadata_modules"] = [m for m in ("importlib.metadata", "email") if m in sys.modules]
         pilot.app.exit()
 
     build = command.build  # the app as `tutor` builds it, nothing imported before
@@ -232,8 +233,18 @@ def test_a_learners_app_never_loads_openssl(tmp_path: Path) -> None:
     page opens, asyncio runs without ssl, and SHA-256 (Python's own) gives the same digest."""
     import hashlib  # this test run's, with OpenSSL
 
-    seen = run(NO_OPENSSL, tmp_path / "cache", tmp_path / "data")
+    seen = run(FIRST_PAGE, tmp_path / "cache", tmp_path / "data")
     assert seen["screen"] == "ObjectivesScreen"
     assert seen["sha256"] == hashlib.sha256(b"tutor").hexdigest()  # Python's own, the same
     assert seen["openssl_modules"] == []
     assert seen["libcrypto_mapped"] is False
+
+
+def test_a_learners_app_never_reads_the_installed_packages_for_pydantic_plugins(
+    tmp_path: Path,
+) -> None:
+    """1.1-1.5 MB of the course walk (tutor.tuning.without_plugin_discovery): the lesson
+    page opens, its models validated, and importlib.metadata was never imported."""
+    seen = run(FIRST_PAGE, tmp_path / "cache", tmp_path / "data")
+    assert seen["screen"] == "ObjectivesScreen"
+    assert seen["metadata_modules"] == []

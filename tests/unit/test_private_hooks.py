@@ -16,13 +16,19 @@ from pathlib import Path
 import pytest
 
 import tutor
-from tutor import argparse_compat
+from tutor import argparse_compat, pydantic_compat
 from tutor.content import yaml_compat
 from tutor.hooks import Hook
 from tutor.serve import compat as asyncssh_compat
 from tutor.tui import compat
 
-HOOKS = (*compat.HOOKS, *argparse_compat.HOOKS, *yaml_compat.HOOKS, *asyncssh_compat.HOOKS)
+HOOKS = (
+    *compat.HOOKS,
+    *argparse_compat.HOOKS,
+    *yaml_compat.HOOKS,
+    *asyncssh_compat.HOOKS,
+    *pydantic_compat.HOOKS,
+)
 PACKAGE = Path(tutor.__file__).parent
 
 
@@ -72,6 +78,7 @@ LIBRARIES = {
     "argparse": argparse_compat,
     "ruamel.yaml": yaml_compat,
     "asyncssh": asyncssh_compat,
+    "pydantic": pydantic_compat,
     "markdown_it": None,  # no hook: a use fails until a compat module lists it
     "jieba": None,
     "tokenizers": None,

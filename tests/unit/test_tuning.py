@@ -51,3 +51,12 @@ def test_a_process_that_has_ssl_keeps_it() -> None:
     assert tuning.without_openssl() is False
     assert sys.modules["ssl"] is ssl
     assert all(sys.modules.get(name) is not None for name in ("ssl", "_ssl"))
+
+
+def test_a_process_whose_pydantic_has_looked_for_plugins_keeps_its_loader() -> None:
+    """A test run (and the served template) built models before any app: pydantic's own
+    loader stays, and its plugins with it."""
+    import pydantic.plugin._loader as loader
+
+    assert tuning.without_plugin_discovery() is False
+    assert sys.modules["pydantic.plugin._loader"] is loader

@@ -124,6 +124,7 @@ def build(args: argparse.Namespace) -> TutorApp:
 
     tuning.pause_collection()  # while Textual loads; the app turns it on (tutor.tuning)
     tuning.without_openssl()  # before asyncio is imported (tutor.tuning)
+    tuning.without_plugin_discovery()  # before a pydantic model is built (tutor.tuning)
 
     from tutor.core.paths import content_dir
     from tutor.progress.opening import open_in_background
