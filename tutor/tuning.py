@@ -9,7 +9,8 @@ tutor.tui.app):
   sooner, what survives a collection is frozen and collection is on again
   (`collect_from_now`): every full collection had rescanned Textual's objects, ~30 ms
   each (the heatmap switch's p95 went from 64.9 to 20.0 ms); never later, when a page
-  would be frozen with them and never freed (the course walk 1.5-2 MB higher);
+  would be frozen with them and never freed (the course walk 1.5-2 MB higher); without
+  the collection when the first screen is a page (`tutor lesson ID`);
 - Python's own full collections put off tenfold (FULL_COLLECTIONS_DEFERRED) and one run
   after each page turn instead (`collect_after_page_turn`): on Python's schedule one
   (20-160 ms) fell inside a page build every few turns (tests/tui/test_page_garbage.py);
@@ -74,10 +75,13 @@ def pause_collection() -> None:
     gc.disable()
 
 
-def collect_from_now() -> None:
+def collect_from_now(collect: bool = True) -> None:
     """What survives a collection now lives as long as the app: frozen, then collection
-    on, with full collections left to the app (`collect_after_page_turn`)."""
-    gc.collect()
+    on, with full collections left to the app (`collect_after_page_turn`). Without
+    `collect`, the garbage made so far is frozen too (before a first screen that is a
+    page, about a thousand objects, where the collection took 20 ms of the start)."""
+    if collect:
+        gc.collect()
     gc.freeze()
     young, middle, full = PYTHON_GC_THRESHOLD
     gc.set_threshold(young, middle, full * FULL_COLLECTIONS_DEFERRED)

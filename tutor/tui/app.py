@@ -246,6 +246,7 @@ class TutorApp(QuietCrashApp):
 
     def on_mount(self) -> None:
         if self.start_lesson is not None and not self._broken:
+            self._freeze_long_lived(collect=False)  # the first screen waits for no collection
             self.open_lesson(self.start_lesson, self.start_page)
         if self.start_explore and not self._broken:
             from tutor.tui.screens.explore import ExploreScreen
@@ -285,13 +286,13 @@ class TutorApp(QuietCrashApp):
         # screen does without.
         self.call_after_refresh(tuning.limit_arenas)
 
-    def _freeze_long_lived(self) -> None:
+    def _freeze_long_lived(self, collect: bool = True) -> None:
         """What the app made before its first page lives as long as it does: frozen once
         (tutor.tuning), a second after the first screen or before the first page is built
         if that comes sooner. Never with a page open: a frozen page is never freed."""
         if not self._long_lived_frozen:
             self._long_lived_frozen = True
-            tuning.collect_from_now()
+            tuning.collect_from_now(collect)
 
     @staticmethod
     def _collect_pages_left() -> None:
