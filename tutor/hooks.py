@@ -1,8 +1,8 @@
 """A private name of a library the tutor relies on, as each library's compat module lists
 it (tutor/tui/compat.py for Textual and Rich, tutor/argparse_compat.py, the YAML parser's
 in tutor/content/yaml_compat.py; asyncssh's in tutor/serve/compat.py; pydantic's in
-tutor/pydantic_compat.py). One test
-(tests/unit/test_private_hooks.py) checks every one after an upgrade."""
+tutor/pydantic_compat.py). One test (tests/unit/test_private_hooks.py) checks every one
+after an upgrade."""
 
 from __future__ import annotations
 
