@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Callable
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.waits import settle
 from tutor.tui.app import TutorApp
@@ -20,6 +21,16 @@ from tutor.tui.screens.page import PageScreen
 from tutor.tuning import FREEZE_AFTER_S, PYTHON_GC_THRESHOLD
 
 pytestmark = pytest.mark.slow  # the fast tier leaves these out (tests/conftest.py)
+
+
+async def turn_pages(pilot: Pilot[None], count: int) -> None:
+    """n `count` times, each page settled, then a few more rounds of the app's loop: the
+    collection that frees the pages left runs after the turn is drawn."""
+    for _ in range(count):
+        await pilot.press("n")
+        await settle(pilot)
+    for _ in range(20):
+        await pilot.pause()
 
 
 async def test_pages_left_behind_are_freed_after_the_turn(
@@ -87,11 +98,7 @@ async def test_pages_opened_within_the_first_second_are_freed_once_left(
         assert len(first_two) == 2
         await pilot.pause(FREEZE_AFTER_S + 0.2)  # the freeze's second, two pages open
         assert gc.get_freeze_count() > 0
-        for _ in range(3):  # pages 3-5: 1 and 2 are taken down
-            await pilot.press("n")
-            await settle(pilot)
-        for _ in range(20):
-            await pilot.pause()
+        await turn_pages(pilot, 3)  # pages 3-5: 1 and 2 are taken down
         assert [page() is None for page in first_two] == [True, True]
 
 
@@ -109,9 +116,5 @@ async def test_a_learner_who_starts_on_a_page_waits_for_no_collection_and_has_it
         assert collected == []
         assert gc.get_freeze_count() > 0
         first = weakref.ref(app.screen)
-        for _ in range(3):
-            await pilot.press("n")
-            await settle(pilot)
-        for _ in range(20):
-            await pilot.pause()
+        await turn_pages(pilot, 3)
         assert first() is None
